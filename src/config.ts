@@ -1,0 +1,45 @@
+// Configuration from the environment, validated once at start-up. Every variable is documented
+// in .env.example; an invalid value fails start-up naming the variable and what is accepted.
+import { z } from 'zod';
+
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+const schema = z.object({
+  MASCOT_DB: z.string().min(1).default('data/mascot.db'),
+  MASCOT_PERSONAS_DIR: z.string().min(1).optional(),
+  MASCOT_PACK: z.string().min(1).default('support'),
+  MASCOT_SEED: int(0, 2 ** 31 - 1).default(1),
+  MASCOT_PACING_MS: int(0, 60_000).optional(),
+  MASCOT_MAX_INPUT_CHARS: int(100, 100_000).default(4000),
+  MASCOT_ON_MODEL_FAILURE: z.enum(['skip', 'fallback']).default('skip'),
+  MASCOT_LLM_BASE_URL: z.url().optional(),
+  MASCOT_LLM_API_KEY: z.string().optional(),
+  MASCOT_LLM_MODEL: z.string().min(1).optional(),
+  MASCOT_LLM_TIMEOUT_MS: int(100, 600_000).default(30_000),
+  MASCOT_LLM_RETRIES: int(0, 10).default(2),
+  MASCOT_LLM_CONCURRENCY: int(1, 1024).default(8),
+  MASCOT_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Config = z.infer<typeof schema>;
+
+export class ConfigError extends Error {
+  constructor(problems: string[]) {
+    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Read the MASCOT_* variables; empty strings count as unset. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const raw: Record<string, string> = {};
+  for (const key of Object.keys(schema.shape)) {
+    const v = env[key];
+    if (v !== undefined && v.trim() !== '') raw[key] = v.trim();
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message} (got "${raw[String(i.path[0])] ?? ''}")`));
+  }
+  return parsed.data;
+}

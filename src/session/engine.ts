@@ -1,0 +1,288 @@
+// The conversation engine: the one place conversation logic lives. Platforms hand it normalised
+// events and an Outlet; it keeps a session per channel, runs the director loop until yield or the
+// cap, has the chosen persona speak, paces, posts and logs every turn and decision.
+import { EventEmitter } from 'node:events';
+import type { ChatEvent, Decision, Turn } from '../core/types.ts';
+import type { Logger } from '../log.ts';
+import type { Pack, Persona } from '../persona/schema.ts';
+import type { Outlet } from '../platform/platform.ts';
+import type { DirectorState, Policy } from '../director/policy.ts';
+import { Speaker } from '../speaker/speaker.ts';
+import type { Store } from '../store/store.ts';
+import { seedFrom } from '../util/rng.ts';
+import { ChannelSession } from './channel-session.ts';
+import { effectivePersonas } from './overrides.ts';
+import { sleep } from '../util/sleep.ts';
+
+export interface ChannelConfig {
+  enabled: boolean;
+  paused: boolean;
+  pack: string;
+  policy: string;
+  maxBotTurns: number;
+}
+
+export interface EngineOptions {
+  packs: Map<string, Pack>;
+  defaultPack: string;
+  store: Store;
+  speaker: Speaker;
+  policies: Map<string, Policy>;
+  log: Logger;
+  /** Base seed; each channel derives its own from it. */
+  seed?: number;
+  /** Pause between bot turns; overrides the pack's setting when given (0 in tests). */
+  pacingMs?: number;
+  /** Longer human messages are truncated to this many characters, with a note. */
+  maxInputChars?: number;
+  /** Channels of these platforms take part without being enabled (the console, 1:1 DMs are always on). */
+  alwaysOnPlatforms?: string[];
+  /** When the model endpoint fails: skip the round, or post a short fallback line. */
+  onGenerationFailure?: 'skip' | 'fallback';
+  /**
+   * Runs before the director on every human message; returning true means the message was
+   * handled (e.g. a crisis response) and no round runs.
+   */
+  gate?: (event: ChatEvent, session: ChannelSession, outlet: Outlet) => Promise<boolean>;
+}
+
+export interface EngineEvents {
+  decision: [channelKey: string, decision: Decision, state: DirectorState];
+  turn: [channelKey: string, turn: Turn];
+}
+
+export const channelKeyOf = (platform: string, channelId: string) => `${platform}:${channelId}`;
+
+const FALLBACK_TEXT = "I'm having trouble finding my words right now. I'm still here, and I'm listening.";
+
+export class Engine extends EventEmitter<EngineEvents> {
+  private readonly sessions = new Map<string, ChannelSession>();
+  readonly packs: Map<string, Pack>;
+  readonly store: Store;
+  private readonly opts: Required<Omit<EngineOptions, 'gate' | 'pacingMs'>> & Pick<EngineOptions, 'gate' | 'pacingMs'>;
+  private roundCounter = 0;
+
+  constructor(options: EngineOptions) {
+    super();
+    if (!options.packs.has(options.defaultPack)) throw new Error(`default pack "${options.defaultPack}" is not loaded (loaded: ${[...options.packs.keys()].join(', ')})`);
+    this.packs = options.packs;
+    this.store = options.store;
+    this.opts = { seed: 1, maxInputChars: 4000, alwaysOnPlatforms: ['console'], onGenerationFailure: 'skip', ...options };
+  }
+
+  get policies(): Map<string, Policy> {
+    return this.opts.policies;
+  }
+
+  session(channelKey: string): ChannelSession {
+    let s = this.sessions.get(channelKey);
+    if (!s) {
+      s = new ChannelSession(channelKey, seedFrom(this.opts.seed, channelKey));
+      this.restore(s);
+      this.sessions.set(channelKey, s);
+    }
+    return s;
+  }
+
+  /** After a restart, pick the conversation up from the log. */
+  private restore(session: ChannelSession): void {
+    const rows = this.store.safely('restore', () => this.store.recentTurns(session.key, 20)) ?? [];
+    for (const r of rows) {
+      session.markSeen(r.platformId);
+      session.append({
+        messageId: r.platformId,
+        author: { id: r.authorId, name: r.authorName, isBot: r.isBot, ...(r.personaId ? { personaId: r.personaId } : {}) },
+        text: r.text,
+        at: r.at,
+        ...(r.strategy ? { strategy: r.strategy } : {}),
+      });
+      if (!r.isBot) session.humanTurnCount++;
+    }
+  }
+
+  /** Channel settings with the pack's defaults filled in. */
+  channelConfig(channelKey: string): ChannelConfig {
+    const s = this.store.safely('settings', () => this.store.channelSettings(channelKey)) ?? {};
+    const packId = typeof s.pack === 'string' && this.packs.has(s.pack) ? s.pack : this.opts.defaultPack;
+    const pack = this.packs.get(packId)!;
+    return {
+      enabled: s.enabled === true,
+      paused: s.paused === true,
+      pack: packId,
+      policy: typeof s.policy === 'string' ? s.policy : pack.director.policy,
+      maxBotTurns: typeof s.maxBotTurns === 'number' ? s.maxBotTurns : pack.director.maxBotTurns,
+    };
+  }
+
+  /**
+   * Take one message from a platform. Resolves when the round it started has finished, been
+   * cancelled by a newer message, or when the message needed no round.
+   */
+  async receive(event: ChatEvent, outlet: Outlet): Promise<void> {
+    const key = channelKeyOf(event.platform, event.channelId);
+    const session = this.session(key);
+    if (!session.markSeen(event.messageId)) return;
+
+    const text = event.text.trim();
+    if (text.length === 0) return;
+
+    if (event.author.isBot) {
+      // Our own posts are appended when posted; other bots join the transcript but never start a round.
+      if (event.author.personaId) return;
+      session.append({ messageId: event.messageId, author: event.author, text, at: event.at });
+      return;
+    }
+
+    const config = this.channelConfig(key);
+    const direct = event.directPersonaId !== undefined;
+    const alwaysOn = direct || this.opts.alwaysOnPlatforms.includes(event.platform);
+    if (config.paused) return;
+    if (!alwaysOn && !config.enabled && event.mentions.length === 0) return;
+
+    let humanText = text;
+    if (humanText.length > this.opts.maxInputChars) {
+      humanText = humanText.slice(0, this.opts.maxInputChars);
+      this.opts.log.info({ channel: key, chars: text.length }, 'human message truncated');
+      await outlet.notice?.(`(Your message was long, so the companions read only its first ${this.opts.maxInputChars} characters.)`).catch(() => {});
+    }
+    const logging = !this.store.isOptedOut(event.platform, event.author.id);
+    const human: Turn = { messageId: event.messageId, author: event.author, text: humanText, at: event.at };
+    session.append(human);
+    session.humanTurnCount++;
+    if (logging) {
+      this.store.ensureChannel(key, event.platform, event.channelId, event.spaceId);
+      this.store.logMessage({ channelKey: key, platformId: event.messageId, authorId: event.author.id, authorName: event.author.name, isBot: false, text: humanText, at: event.at });
+    }
+
+    if (this.opts.gate && (await this.opts.gate(event, session, outlet))) return;
+    if (Date.now() < session.quietUntil) return;
+
+    // Outside enabled channels only the personas the human named take part.
+    const only = !alwaysOn && !config.enabled ? event.mentions : undefined;
+    await session.startRound((signal) => this.runRound({ key, session, event, human, outlet, config, logging, signal, only }));
+  }
+
+  private async runRound(r: {
+    key: string;
+    session: ChannelSession;
+    event: ChatEvent;
+    human: Turn;
+    outlet: Outlet;
+    config: ChannelConfig;
+    logging: boolean;
+    signal: AbortSignal;
+    only: string[] | undefined;
+  }): Promise<void> {
+    const { key, session, event, human, outlet, config, signal } = r;
+    const pack = this.packs.get(config.pack)!;
+    const policy = this.opts.policies.get(config.policy) ?? this.opts.policies.get('heuristic')!;
+    if (!this.opts.policies.has(config.policy)) this.opts.log.warn({ channel: key, policy: config.policy }, 'unknown director policy; using heuristic');
+    const roundId = `${Date.now().toString(36)}-${(++this.roundCounter).toString(36)}`;
+    const roundTurns: DirectorState['roundTurns'] = [];
+    const pacing = this.opts.pacingMs ?? pack.director.pacingMs;
+
+    for (let turnIndex = 0; turnIndex < config.maxBotTurns; turnIndex++) {
+      if (signal.aborted) return;
+      let personas = effectivePersonas(this.store, pack, key);
+      if (r.only) personas = personas.filter((p) => r.only!.includes(p.id));
+      const state: DirectorState = {
+        pack,
+        personas,
+        transcript: session.transcript.slice(-12),
+        human,
+        roundTurns: [...roundTurns],
+        sessionStrategies: [...session.sessionStrategies],
+        humanTurnCount: session.humanTurnCount,
+        mentions: event.mentions,
+        directPersonaId: event.directPersonaId,
+        maxBotTurns: config.maxBotTurns,
+        floor: pack.director.floor,
+      };
+      const decision = await policy.decide(state, session.rng);
+      if (signal.aborted) return;
+      this.emit('decision', key, decision, state);
+      const decisionId = r.logging
+        ? this.store.logDecision({ channelKey: key, roundId, triggerId: event.messageId, turnIndex, pack: pack.id, state: summarizeState(state), decision, at: Date.now() })
+        : undefined;
+      if (decision.action.kind === 'yield' || !decision.directive) return;
+
+      const persona = personas.find((p) => p.id === decision.directive!.personaId);
+      if (!persona) return;
+      void outlet.typing?.(persona).catch(() => {});
+      let spoken;
+      try {
+        spoken = await this.opts.speaker.speak({ pack, persona, personas, directive: decision.directive, transcript: session.transcript.slice(-12), sessionKey: key, signal });
+      } catch (err) {
+        if (signal.aborted) return;
+        this.opts.log.error({ channel: key, persona: persona.id, err: (err as Error).message }, 'generation failed; round skipped');
+        if (this.opts.onGenerationFailure === 'fallback') spoken = { text: FALLBACK_TEXT, offline: true };
+        else return;
+      }
+      if (signal.aborted) return;
+      if (!spoken.text) continue; // the model said nothing usable: no turn
+
+      if (turnIndex > 0 && pacing > 0) {
+        try {
+          await sleep(pacing, signal);
+        } catch {
+          return;
+        }
+      }
+      if (signal.aborted) return;
+      const posted = await outlet.post(persona, spoken.text, { replyTo: roundTurns.length === 0 ? event.messageId : undefined, offline: spoken.offline, signal });
+      const turn: Turn = {
+        messageId: posted.messageId,
+        author: { id: persona.id, name: persona.displayName, isBot: true, personaId: persona.id },
+        text: spoken.text,
+        at: Date.now(),
+        strategy: decision.directive.strategy,
+      };
+      session.markSeen(posted.messageId);
+      session.append(turn);
+      roundTurns.push({ personaId: persona.id, strategy: decision.directive.strategy });
+      this.emit('turn', key, turn);
+      if (r.logging)
+        this.store.logMessage({
+          channelKey: key,
+          platformId: posted.messageId,
+          authorId: persona.id,
+          authorName: persona.displayName,
+          isBot: true,
+          personaId: persona.id,
+          text: spoken.text,
+          strategy: decision.directive.strategy,
+          decisionId,
+          roundId,
+          offlineVoice: spoken.offline,
+          at: turn.at,
+        });
+    }
+  }
+
+  /** Wait until every channel is quiet (console end of input, graceful shutdown). */
+  async idle(): Promise<void> {
+    await Promise.all([...this.sessions.values()].map((s) => s.idle()));
+  }
+
+  /** Cancel every running round (shutdown). */
+  cancelAll(reason: string): void {
+    for (const s of this.sessions.values()) s.cancel(reason);
+  }
+}
+
+/** What a decision is logged with: enough to rebuild features for learning, not the whole pack. */
+export function summarizeState(state: DirectorState): Record<string, unknown> {
+  return {
+    human: state.human.text,
+    humanName: state.human.author.name,
+    transcript: state.transcript.map((t) => ({ name: t.author.name, personaId: t.author.personaId ?? null, text: t.text, strategy: t.strategy ?? null })),
+    roundTurns: state.roundTurns,
+    sessionStrategies: state.sessionStrategies,
+    humanTurnCount: state.humanTurnCount,
+    mentions: state.mentions,
+    directPersonaId: state.directPersonaId ?? null,
+    personas: state.personas.map((p) => ({ id: p.id, talkativeness: p.talkativeness, strategies: p.strategies })),
+    maxBotTurns: state.maxBotTurns,
+    floor: state.floor,
+  };
+}

@@ -1,0 +1,50 @@
+// Cleans raw model output into a turn we can post: strips the speaker's own "Name:" label,
+// cuts where the model starts speaking as someone else, neutralises mass pings, enforces a length.
+
+export interface CleanOptions {
+  /** The speaker's display name (its label is stripped). */
+  speaker: string;
+  /** Names of everyone else in the conversation (text is cut where one of them starts a line). */
+  others: string[];
+  /** Maximum characters; longer text is cut at the last sentence end that fits. */
+  maxLength?: number;
+}
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+export function cleanOutput(raw: string, options: CleanOptions): string {
+  let text = raw.replace(/\r\n?/g, '\n').replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '').trim();
+
+  // Leading label of the speaker itself, possibly bold or bracketed: "Anchor:", "**Anchor**:", "[Anchor]".
+  const self = escapeRe(options.speaker);
+  text = text.replace(new RegExp(`^(?:\\*\\*|__)?\\[?(?:${self}|assistant)\\]?(?:\\*\\*|__)?\\s*[:\\-–—]\\s*`, 'i'), '');
+
+  // Cut where the model starts writing another participant's line.
+  const names = options.others.filter((n) => n.trim().length > 0).map(escapeRe);
+  if (names.length > 0) {
+    const other = new RegExp(`(^|\\n)\\s*(?:\\*\\*|__)?\\[?(?:${names.join('|')}|user|human)\\]?(?:\\*\\*|__)?\\s*:`, 'i');
+    const m = other.exec(text);
+    if (m) text = text.slice(0, m.index);
+  }
+  // A second label of its own later on means the model started a new turn of its own: keep the first.
+  const again = new RegExp(`\\n\\s*(?:\\*\\*|__)?${self}(?:\\*\\*|__)?\\s*:`, 'i').exec(text);
+  if (again) text = text.slice(0, again.index);
+
+  // Never ping everyone: break @everyone / @here with a zero-width space.
+  text = text.replace(/@(everyone|here|channel)\b/gi, '@\u200b$1').replace(/<!(everyone|here|channel)>/gi, '$1');
+
+  text = text.replace(/\n{3,}/g, '\n\n').trim();
+  if (options.maxLength !== undefined && text.length > options.maxLength) text = cutAtSentence(text, options.maxLength);
+  return text;
+}
+
+/** Cut text to at most `max` characters, at the last sentence end if there is one in the second half. */
+export function cutAtSentence(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const head = text.slice(0, max);
+  const ends = [...head.matchAll(/[.!?…](?=\s|$)/g)];
+  const last = ends.at(-1);
+  if (last && last.index! + 1 >= max / 2) return head.slice(0, last.index! + 1).trim();
+  const space = head.lastIndexOf(' ');
+  return `${head.slice(0, space > max / 2 ? space : max - 1).trim()}…`;
+}

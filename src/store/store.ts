@@ -1,0 +1,301 @@
+// The Store: every turn, decision, feedback, setting change and opt-out, in SQLite.
+// Writes on the reply path go through `safely`, so a full disk or locked file is logged, never thrown.
+import type { Decision } from '../core/types.ts';
+import { actionKey } from '../core/types.ts';
+import type { Db } from './db.ts';
+
+export interface MessageRow {
+  channelKey: string;
+  platformId: string;
+  authorId: string;
+  authorName: string;
+  isBot: boolean;
+  personaId?: string;
+  text: string;
+  strategy?: string;
+  decisionId?: number;
+  roundId?: string;
+  offlineVoice?: boolean;
+  at: number;
+}
+
+export interface DecisionRow {
+  channelKey: string;
+  roundId: string;
+  triggerId: string;
+  turnIndex: number;
+  pack: string;
+  state: unknown;
+  decision: Decision;
+  at: number;
+}
+
+export interface FeedbackRow {
+  channelKey: string;
+  messageId?: string;
+  roundId?: string;
+  userId: string;
+  kind: 'reaction' | 'rating';
+  value: number;
+  note?: string;
+  at: number;
+}
+
+export interface AuditEntry {
+  version: number;
+  field: string;
+  oldValue: unknown;
+  newValue: unknown;
+  actor: string;
+  action: 'set' | 'reset' | 'rollback';
+  at: number;
+}
+
+export type OverrideScope = '*' | string;
+
+export interface StoredTurn {
+  platformId: string;
+  authorId: string;
+  authorName: string;
+  isBot: boolean;
+  personaId: string | null;
+  text: string;
+  strategy: string | null;
+  at: number;
+}
+
+type OnError = (what: string, err: unknown) => void;
+
+export class Store {
+  private readonly stmts;
+
+  constructor(
+    readonly db: Db,
+    private readonly onError: OnError = () => {},
+  ) {
+    this.stmts = {
+      channel: db.prepare('INSERT OR IGNORE INTO channels (key, platform, channel_id, space_id, created_at) VALUES (?, ?, ?, ?, ?)'),
+      message: db.prepare(
+        `INSERT OR IGNORE INTO messages (channel_key, platform_id, author_id, author_name, is_bot, persona_id, text, strategy, decision_id, round_id, offline_voice, at)
+         VALUES (@channelKey, @platformId, @authorId, @authorName, @isBot, @personaId, @text, @strategy, @decisionId, @roundId, @offlineVoice, @at)`,
+      ),
+      decision: db.prepare(
+        `INSERT INTO decisions (channel_key, round_id, trigger_id, turn_index, pack, state_json, actions_json, probs_json, chosen, propensity, policy_id, policy_version, reason, at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      feedback: db.prepare(
+        'INSERT INTO feedback (channel_key, message_id, round_id, user_id, kind, value, note, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      ),
+      optedOut: db.prepare('SELECT 1 FROM opt_outs WHERE platform = ? AND user_id = ?').pluck(),
+    };
+  }
+
+  /** Run a write that must never break the reply path. */
+  safely<T>(what: string, fn: () => T): T | undefined {
+    try {
+      return fn();
+    } catch (err) {
+      this.onError(what, err);
+      return undefined;
+    }
+  }
+
+  ensureChannel(key: string, platform: string, channelId: string, spaceId?: string): void {
+    this.safely('channel', () => this.stmts.channel.run(key, platform, channelId, spaceId ?? null, Date.now()));
+  }
+
+  /** Insert a turn; duplicates (same channel and platform id) are ignored. Returns the row id. */
+  logMessage(m: MessageRow): number | undefined {
+    return this.safely('message', () => {
+      const info = this.stmts.message.run({
+        channelKey: m.channelKey,
+        platformId: m.platformId,
+        authorId: m.authorId,
+        authorName: m.authorName,
+        isBot: m.isBot ? 1 : 0,
+        personaId: m.personaId ?? null,
+        text: m.text,
+        strategy: m.strategy ?? null,
+        decisionId: m.decisionId ?? null,
+        roundId: m.roundId ?? null,
+        offlineVoice: m.offlineVoice ? 1 : 0,
+        at: m.at,
+      });
+      return info.changes > 0 ? Number(info.lastInsertRowid) : undefined;
+    });
+  }
+
+  logDecision(d: DecisionRow): number | undefined {
+    return this.safely('decision', () => {
+      const info = this.stmts.decision.run(
+        d.channelKey,
+        d.roundId,
+        d.triggerId,
+        d.turnIndex,
+        d.pack,
+        JSON.stringify(d.state),
+        JSON.stringify(d.decision.actions),
+        JSON.stringify(d.decision.probabilities),
+        actionKey(d.decision.action),
+        d.decision.propensity,
+        d.decision.policyId,
+        d.decision.policyVersion,
+        d.decision.reason,
+        d.at,
+      );
+      return Number(info.lastInsertRowid);
+    });
+  }
+
+  addFeedback(f: FeedbackRow): void {
+    this.safely('feedback', () =>
+      this.stmts.feedback.run(f.channelKey, f.messageId ?? null, f.roundId ?? null, f.userId, f.kind, f.value, f.note ?? null, f.at),
+    );
+  }
+
+  /** The last `limit` turns of a channel, oldest first (to restore a session after a restart). */
+  recentTurns(channelKey: string, limit: number): StoredTurn[] {
+    const rows = this.db
+      .prepare(
+        `SELECT platform_id AS platformId, author_id AS authorId, author_name AS authorName, is_bot AS isBot,
+                persona_id AS personaId, text, strategy, at
+         FROM messages WHERE channel_key = ? ORDER BY at DESC, id DESC LIMIT ?`,
+      )
+      .all(channelKey, limit) as (Omit<StoredTurn, 'isBot'> & { isBot: number })[];
+    return rows.reverse().map((r) => ({ ...r, isBot: r.isBot === 1 }));
+  }
+
+  /** Platform id of the newest bot turn in a channel and its round (for feedback on the last round). */
+  lastRound(channelKey: string): { roundId: string; messageIds: string[] } | undefined {
+    const row = this.db
+      .prepare('SELECT round_id AS roundId FROM messages WHERE channel_key = ? AND is_bot = 1 AND round_id IS NOT NULL ORDER BY at DESC, id DESC LIMIT 1')
+      .get(channelKey) as { roundId: string } | undefined;
+    if (!row) return undefined;
+    const ids = this.db.prepare('SELECT platform_id FROM messages WHERE round_id = ? ORDER BY id').pluck().all(row.roundId) as string[];
+    return { roundId: row.roundId, messageIds: ids };
+  }
+
+  /** The persona and round of one of our posted messages, if it is ours. */
+  botMessage(channelKey: string, platformId: string): { personaId: string; roundId: string | null } | undefined {
+    return this.db
+      .prepare('SELECT persona_id AS personaId, round_id AS roundId FROM messages WHERE channel_key = ? AND platform_id = ? AND is_bot = 1 AND persona_id IS NOT NULL')
+      .get(channelKey, platformId) as { personaId: string; roundId: string | null } | undefined;
+  }
+
+  // --- opt-outs and forget-me -------------------------------------------------------------
+
+  isOptedOut(platform: string, userId: string): boolean {
+    return this.safely('opt-out lookup', () => this.stmts.optedOut.get(platform, userId) === 1) ?? false;
+  }
+
+  setOptOut(platform: string, userId: string, optedOut: boolean): void {
+    if (optedOut) this.db.prepare('INSERT OR IGNORE INTO opt_outs (platform, user_id, at) VALUES (?, ?, ?)').run(platform, userId, Date.now());
+    else this.db.prepare('DELETE FROM opt_outs WHERE platform = ? AND user_id = ?').run(platform, userId);
+  }
+
+  /** Delete a person's stored messages and feedback on a platform. Returns what was removed. */
+  forgetUser(platform: string, userId: string): { messages: number; feedback: number } {
+    return this.db.transaction(() => {
+      const messages = this.db
+        .prepare('DELETE FROM messages WHERE author_id = ? AND is_bot = 0 AND channel_key LIKE ?')
+        .run(userId, `${platform}:%`).changes;
+      const feedback = this.db.prepare('DELETE FROM feedback WHERE user_id = ? AND channel_key LIKE ?').run(userId, `${platform}:%`).changes;
+      return { messages, feedback };
+    })();
+  }
+
+  // --- channel settings ---------------------------------------------------------------------
+
+  channelSettings(channelKey: string): Record<string, unknown> {
+    const rows = this.db.prepare('SELECT field, value_json AS v FROM channel_settings WHERE channel_key = ?').all(channelKey) as {
+      field: string;
+      v: string;
+    }[];
+    return Object.fromEntries(rows.map((r) => [r.field, JSON.parse(r.v) as unknown]));
+  }
+
+  setChannelSetting(channelKey: string, field: string, value: unknown, actor: string): void {
+    const target = `channel:${channelKey}`;
+    this.db.transaction(() => {
+      const old = this.channelSettings(channelKey)[field];
+      if (value === undefined) this.db.prepare('DELETE FROM channel_settings WHERE channel_key = ? AND field = ?').run(channelKey, field);
+      else
+        this.db
+          .prepare('INSERT INTO channel_settings (channel_key, field, value_json) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET value_json = excluded.value_json')
+          .run(channelKey, field, JSON.stringify(value));
+      this.audit(target, field, old, value, actor, value === undefined ? 'reset' : 'set');
+    })();
+  }
+
+  // --- persona overrides ----------------------------------------------------------------------
+
+  personaTarget(pack: string, personaId: string, scope: OverrideScope): string {
+    return `persona:${pack}/${personaId}@${scope}`;
+  }
+
+  /** Current overrides of one persona in one scope, field -> value. */
+  personaOverrides(pack: string, personaId: string, scope: OverrideScope): Record<string, unknown> {
+    const rows = this.db
+      .prepare('SELECT field, value_json AS v FROM persona_overrides WHERE pack = ? AND persona_id = ? AND scope = ?')
+      .all(pack, personaId, scope) as { field: string; v: string }[];
+    return Object.fromEntries(rows.map((r) => [r.field, JSON.parse(r.v) as unknown]));
+  }
+
+  /** Set (value) or clear (undefined) one override, with an audit row. */
+  setPersonaOverride(pack: string, personaId: string, scope: OverrideScope, field: string, value: unknown, actor: string, action: AuditEntry['action'] = 'set'): void {
+    this.db.transaction(() => {
+      const old = this.personaOverrides(pack, personaId, scope)[field];
+      if (value === undefined) this.db.prepare('DELETE FROM persona_overrides WHERE pack = ? AND persona_id = ? AND scope = ? AND field = ?').run(pack, personaId, scope, field);
+      else
+        this.db
+          .prepare(
+            'INSERT INTO persona_overrides (pack, persona_id, scope, field, value_json) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET value_json = excluded.value_json',
+          )
+          .run(pack, personaId, scope, field, JSON.stringify(value));
+      this.audit(this.personaTarget(pack, personaId, scope), field, old, value, actor, action);
+    })();
+  }
+
+  /** Change history of a persona in a scope; version N is the state after the N-th change. */
+  personaHistory(pack: string, personaId: string, scope: OverrideScope): AuditEntry[] {
+    return this.history(this.personaTarget(pack, personaId, scope));
+  }
+
+  history(target: string): AuditEntry[] {
+    const rows = this.db
+      .prepare('SELECT field, old_json AS o, new_json AS n, actor, action, at FROM settings_audit WHERE target = ? ORDER BY id')
+      .all(target) as { field: string; o: string | null; n: string | null; actor: string; action: AuditEntry['action']; at: number }[];
+    return rows.map((r, i) => ({
+      version: i + 1,
+      field: r.field,
+      oldValue: r.o === null ? undefined : (JSON.parse(r.o) as unknown),
+      newValue: r.n === null ? undefined : (JSON.parse(r.n) as unknown),
+      actor: r.actor,
+      action: r.action,
+      at: r.at,
+    }));
+  }
+
+  /** Return a persona's overrides to what they were after change `version` (0: the file's values). */
+  rollbackPersona(pack: string, personaId: string, scope: OverrideScope, version: number, actor: string): void {
+    const history = this.personaHistory(pack, personaId, scope);
+    if (!Number.isInteger(version) || version < 0 || version > history.length)
+      throw new RangeError(`version must be between 0 and ${history.length}`);
+    const target: Record<string, unknown> = {};
+    for (const entry of history.slice(0, version)) target[entry.field] = entry.newValue;
+    this.db.transaction(() => {
+      const current = this.personaOverrides(pack, personaId, scope);
+      const fields = new Set([...Object.keys(current), ...Object.keys(target)]);
+      for (const field of fields) {
+        if (JSON.stringify(current[field]) !== JSON.stringify(target[field]))
+          this.setPersonaOverride(pack, personaId, scope, field, target[field], actor, 'rollback');
+      }
+    })();
+  }
+
+  private audit(target: string, field: string, old: unknown, value: unknown, actor: string, action: AuditEntry['action']): void {
+    this.db
+      .prepare('INSERT INTO settings_audit (target, field, old_json, new_json, actor, action, at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(target, field, old === undefined ? null : JSON.stringify(old), value === undefined ? null : JSON.stringify(value), actor, action, Date.now());
+  }
+}
