@@ -44,7 +44,7 @@ export interface Generator {
 
 /** Raised when a backend cannot produce a turn (unreachable, failing, timed out). */
 export class GenerationError extends Error {
-  constructor(message: string, readonly cause?: unknown) {
+  constructor(message: string, override readonly cause?: unknown) {
     super(message);
     this.name = 'GenerationError';
   }

@@ -16,8 +16,11 @@ export class DatabaseOpenError extends Error {
   }
 }
 
-/** Open (creating folders as needed) and migrate. Throws DatabaseOpenError with the path on failure. */
-export function openDatabase(file: string, migrationsDir: string = MIGRATIONS_DIR): Db {
+/**
+ * Open (creating folders as needed) and migrate. Throws DatabaseOpenError with the path on failure.
+ * `onMigrated` receives the names of the migrations applied now.
+ */
+export function openDatabase(file: string, migrationsDir: string = MIGRATIONS_DIR, onMigrated?: (applied: string[]) => void): Db {
   let db: Db;
   try {
     if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
@@ -31,7 +34,12 @@ export function openDatabase(file: string, migrationsDir: string = MIGRATIONS_DI
   } catch (err) {
     throw new DatabaseOpenError(`cannot open database at ${file} (MASCOT_DB): ${(err as Error).message}`);
   }
-  migrate(db, migrationsDir);
+  try {
+    onMigrated?.(migrate(db, migrationsDir));
+  } catch (err) {
+    db.close();
+    throw err;
+  }
   return db;
 }
 
