@@ -11,7 +11,7 @@ import { Speaker } from '../speaker/speaker.ts';
 import type { Store } from '../store/store.ts';
 import { seedFrom } from '../util/rng.ts';
 import { ChannelSession } from './channel-session.ts';
-import { effectivePersonas } from './overrides.ts';
+import { effectivePersonas, spaceScopeOf } from './overrides.ts';
 import { sleep } from '../util/sleep.ts';
 
 export interface ChannelConfig {
@@ -183,7 +183,7 @@ export class Engine extends EventEmitter<EngineEvents> {
 
     for (let turnIndex = 0; turnIndex < config.maxBotTurns; turnIndex++) {
       if (signal.aborted) return;
-      let personas = effectivePersonas(this.store, pack, key);
+      let personas = effectivePersonas(this.store, pack, key, event.spaceId ? spaceScopeOf(event.platform, event.spaceId) : undefined);
       if (r.only) personas = personas.filter((p) => r.only!.includes(p.id));
       const state: DirectorState = {
         pack,

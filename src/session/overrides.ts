@@ -1,5 +1,5 @@
 // Personas as moderators have tuned them: the file's values, then overrides for everywhere ('*'),
-// then overrides for this channel. Applied on every turn, so changes need no restart.
+// then for the server, then for this channel. Applied on every turn, so changes need no restart.
 import type { Pack, Persona } from '../persona/schema.ts';
 import type { Store } from '../store/store.ts';
 
@@ -31,14 +31,20 @@ export function applyOverrides(persona: Persona, overrides: Record<string, unkno
   return p;
 }
 
-/** Enabled personas of a pack with global then channel overrides applied. */
-export function effectivePersonas(store: Store, pack: Pack, channelKey: string): Persona[] {
+/** Override scope of one server (Discord guild, Slack workspace): between '*' and a channel. */
+export const spaceScopeOf = (platform: string, spaceId: string) => `space:${platform}:${spaceId}`;
+
+/** Overrides of one persona merged from the widest scope to the narrowest ('*', server, channel). */
+export function mergedOverrides(store: Store, pack: Pack, personaId: string, scopes: readonly string[]): Record<string, unknown> {
+  return Object.assign({}, ...scopes.map((scope) => store.personaOverrides(pack.id, personaId, scope))) as Record<string, unknown>;
+}
+
+/** Enabled personas of a pack with global, then server (when given), then channel overrides applied. */
+export function effectivePersonas(store: Store, pack: Pack, channelKey: string, spaceScope?: string): Persona[] {
+  const scopes = spaceScope ? ['*', spaceScope, channelKey] : ['*', channelKey];
   return pack.personas
     .map((persona) => {
-      const overrides = store.safely('overrides', () => ({
-        ...store.personaOverrides(pack.id, persona.id, '*'),
-        ...store.personaOverrides(pack.id, persona.id, channelKey),
-      }));
+      const overrides = store.safely('overrides', () => mergedOverrides(store, pack, persona.id, scopes));
       return overrides ? applyOverrides(persona, overrides) : persona;
     })
     .filter((p) => p.enabled && p.strategies.length > 0);
