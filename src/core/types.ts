@@ -33,6 +33,10 @@ export interface ChatEvent {
   spaceId?: string;
   /** A DM to one persona: the conversation is with that persona only. */
   directPersonaId?: string;
+  /** For a thread: the channel it belongs to, whose settings and persona overrides apply to it. */
+  parentChannelId?: string;
+  /** The human addressed the companions as a group (a DM with the app, a mention of the app): a round runs even where the channel is not enabled. */
+  addressed?: boolean;
 }
 
 /** A line of the transcript a speaker and the director see. */

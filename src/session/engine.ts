@@ -133,9 +133,11 @@ export class Engine extends EventEmitter<EngineEvents> {
       return;
     }
 
-    const config = this.channelConfig(key);
+    // A thread follows the settings and persona overrides of its channel.
+    const settingsKey = event.parentChannelId ? channelKeyOf(event.platform, event.parentChannelId) : key;
+    const config = this.channelConfig(settingsKey);
     const direct = event.directPersonaId !== undefined;
-    const alwaysOn = direct || this.opts.alwaysOnPlatforms.includes(event.platform);
+    const alwaysOn = direct || event.addressed === true || this.opts.alwaysOnPlatforms.includes(event.platform);
     if (config.paused) return;
     if (!alwaysOn && !config.enabled && event.mentions.length === 0) return;
 
@@ -159,11 +161,12 @@ export class Engine extends EventEmitter<EngineEvents> {
 
     // Outside enabled channels only the personas the human named take part.
     const only = !alwaysOn && !config.enabled ? event.mentions : undefined;
-    await session.startRound((signal) => this.runRound({ key, session, event, human, outlet, config, logging, signal, only }));
+    await session.startRound((signal) => this.runRound({ key, settingsKey, session, event, human, outlet, config, logging, signal, only }));
   }
 
   private async runRound(r: {
     key: string;
+    settingsKey: string;
     session: ChannelSession;
     event: ChatEvent;
     human: Turn;
@@ -183,7 +186,7 @@ export class Engine extends EventEmitter<EngineEvents> {
 
     for (let turnIndex = 0; turnIndex < config.maxBotTurns; turnIndex++) {
       if (signal.aborted) return;
-      let personas = effectivePersonas(this.store, pack, key, event.spaceId ? spaceScopeOf(event.platform, event.spaceId) : undefined);
+      let personas = effectivePersonas(this.store, pack, r.settingsKey, event.spaceId ? spaceScopeOf(event.platform, event.spaceId) : undefined);
       if (r.only) personas = personas.filter((p) => r.only!.includes(p.id));
       const state: DirectorState = {
         pack,
