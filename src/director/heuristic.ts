@@ -48,7 +48,7 @@ export class HeuristicPolicy implements Policy {
       const action = parseActionKey(key);
       if (action.kind === 'yield') {
         if (affect.wantsSpace) return 4;
-        return turn >= roundLength ? 3 : turn === 0 ? -3 : -1;
+        return turn >= roundLength ? 5 : turn === 0 ? -3 : -1;
       }
       const persona = state.personas.find((p) => p.id === action.personaId)!;
       const strategyPhase = state.pack.strategies[action.strategy]?.phase ?? 'explore';

@@ -213,13 +213,17 @@ export class Engine extends EventEmitter<EngineEvents> {
       if (!persona) return;
       void outlet.typing?.(persona).catch(() => {});
       let spoken;
+      let lastTurn = false;
       try {
         spoken = await this.opts.speaker.speak({ pack, persona, personas, directive: decision.directive, transcript: session.transcript.slice(-12), sessionKey: key, signal });
       } catch (err) {
         if (signal.aborted) return;
-        this.opts.log.error({ channel: key, persona: persona.id, err: (err as Error).message }, 'generation failed; round skipped');
-        if (this.opts.onGenerationFailure === 'fallback') spoken = { text: FALLBACK_TEXT, offline: true };
-        else return;
+        const fallback = this.opts.onGenerationFailure === 'fallback';
+        this.opts.log.error({ channel: key, persona: persona.id, err: (err as Error).message }, fallback ? 'generation failed; posting the fallback line' : 'generation failed; round skipped');
+        if (!fallback) return;
+        // One short line from the persona, then the round ends: no further calls to a failing endpoint.
+        spoken = { text: FALLBACK_TEXT, offline: true };
+        lastTurn = true;
       }
       if (signal.aborted) return;
       if (!spoken.text) continue; // the model said nothing usable: no turn
@@ -259,6 +263,7 @@ export class Engine extends EventEmitter<EngineEvents> {
           offlineVoice: spoken.offline,
           at: turn.at,
         });
+      if (lastTurn) return;
     }
   }
 

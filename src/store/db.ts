@@ -35,7 +35,8 @@ export function openDatabase(file: string, migrationsDir: string = MIGRATIONS_DI
     throw new DatabaseOpenError(`cannot open database at ${file} (MASCOT_DB): ${(err as Error).message}`);
   }
   try {
-    onMigrated?.(migrate(db, migrationsDir));
+    const applied = migrate(db, migrationsDir);
+    onMigrated?.(applied);
   } catch (err) {
     db.close();
     throw err;
