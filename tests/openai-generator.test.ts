@@ -144,21 +144,35 @@ describe('OpenAIGenerator against an OpenAI-compatible server', () => {
     expect(server.chatRequests()).toHaveLength(0);
   });
 
-  it('asks for n candidates in one request when the server honours n', async () => {
+  it('asks for n candidates in one request when the server honours n (vLLM, SGLang)', async () => {
     const server = await serve();
-    const result = await generator(server.url).generate(request({ n: 3 }));
+    const gen = generator(server.url);
+    const result = await gen.generate(request({ n: 3 }));
     expect(result.texts).toEqual(['#1', '#2', '#3'].map((k) => `[base-model] re: I feel alone. ${k}`));
-    expect(server.chatRequests()).toHaveLength(1);
-    expect(server.chatRequests()[0]!.body!.n).toBe(3);
+    await gen.generate(request({ n: 2 }));
+    expect(server.chatRequests().map((r) => r.body!.n)).toEqual([3, 2]);
   });
 
-  it('makes further calls up to n when the server ignores n', async () => {
+  it('makes further calls up to n when the server ignores n (Ollama), and stops sending n', async () => {
     const server = await serve((_body, info) => ({ texts: [`candidate ${info.index}`] }));
-    const result = await generator(server.url).generate(request({ n: 3 }));
+    const gen = generator(server.url);
+    const result = await gen.generate(request({ n: 3 }));
     expect(result.texts.sort()).toEqual(['candidate 0', 'candidate 1', 'candidate 2']);
-    const bodies = server.chatRequests().map((r) => r.body!);
-    expect(bodies[0]!.n).toBe(3);
-    expect(bodies.slice(1).map((b) => b.n)).toEqual([undefined, undefined]);
+    expect(server.chatRequests().map((r) => r.body!.n)).toEqual([3, undefined, undefined]);
+    const again = await gen.generate(request({ n: 2 }));
+    expect(again.texts.sort()).toEqual(['candidate 3', 'candidate 4']);
+    expect(server.chatRequests().slice(3).map((r) => r.body!.n)).toEqual([undefined, undefined]);
+  });
+
+  it('falls back to one candidate per request when the server rejects n > 1 (llama.cpp server), without retrying the probe', async () => {
+    const server = await serve((body, info) =>
+      (body.n ?? 1) > 1 ? { status: 500, message: 'Only one completion choice is allowed' } : { texts: [`candidate ${info.index}`] },
+    );
+    const gen = generator(server.url, { retries: 2 });
+    const result = await gen.generate(request({ n: 3 }));
+    expect(result.texts.sort()).toEqual(['candidate 1', 'candidate 2', 'candidate 3']);
+    await gen.generate(request({ n: 2 }));
+    expect(server.chatRequests().map((r) => r.body!.n)).toEqual([3, undefined, undefined, undefined, undefined, undefined]);
   });
 
   it('retries a 500 and then succeeds', async () => {

@@ -31,6 +31,8 @@ export class OpenAIGenerator implements Generator {
   /** host:port of the endpoint, the only part of the address error messages show. */
   private readonly host: string;
   private discovered: Promise<string> | undefined;
+  /** Whether the server returns n choices for one request; learnt from the first best-of-N call. */
+  private multiChoice: 'unknown' | 'yes' | 'no' = 'unknown';
 
   constructor(private readonly options: OpenAIGeneratorOptions) {
     this.host = endpointHost(options.baseURL);
@@ -59,20 +61,52 @@ export class OpenAIGenerator implements Generator {
   }
 
   async generate(request: GenerationRequest): Promise<GenerationResult> {
-    const { signal } = request;
     const n = Math.max(1, request.n ?? 1);
-    const model = request.model ?? this.options.defaultModel ?? (await abortable(this.discoverModel(), signal));
-    const first = await this.complete(request, model, n);
-    const texts = choiceTexts(first).slice(0, n);
-    // Some servers (llama.cpp server, Ollama) ignore `n` and return one choice: ask again, in parallel.
-    const more = await Promise.all(Array.from({ length: n - texts.length }, () => this.complete(request, model, 1)));
-    for (const c of more) texts.push(...choiceTexts(c).slice(0, 1));
-    this.options.log.debug({ endpoint: this.host, model: first.model, candidates: texts.length }, 'generated');
-    return { texts, offline: false, model: first.model || model };
+    const model = request.model ?? this.options.defaultModel ?? (await abortable(this.discoverModel(), request.signal));
+    const texts: string[] = [];
+    const reported: string[] = [];
+    if (n > 1 && this.multiChoice !== 'no') {
+      const batch = await this.askForChoices(request, model, n);
+      if (batch) {
+        texts.push(...choiceTexts(batch).slice(0, n));
+        reported.push(batch.model);
+      }
+    }
+    // One choice per call for whatever is missing, in parallel (still under the concurrency limit).
+    const singles = await Promise.all(Array.from({ length: n - texts.length }, () => this.complete(request, model, 1)));
+    for (const c of singles) {
+      texts.push(choiceTexts(c)[0] ?? '');
+      reported.push(c.model);
+    }
+    this.options.log.debug({ endpoint: this.host, model: reported[0], candidates: texts.length }, 'generated');
+    return { texts, offline: false, model: reported[0] || model };
+  }
+
+  /**
+   * One request for n choices. Servers differ: vLLM and SGLang honour `n`, Ollama answers with one
+   * choice, llama.cpp server rejects n > 1 with an error. The first such request is a probe without
+   * retries; a server that answers it with fewer choices or an HTTP error is asked one choice per
+   * request from then on. Undefined means: make single-choice calls instead, now.
+   */
+  private async askForChoices(request: GenerationRequest, model: string, n: number): Promise<ChatCompletion | undefined> {
+    if (this.multiChoice === 'yes') return this.complete(request, model, n);
+    let batch: ChatCompletion;
+    try {
+      batch = await this.complete(request, model, n, 0);
+    } catch (err) {
+      if (request.signal?.aborted) throw err;
+      if (err instanceof GenerationError && err.cause instanceof APIError && typeof err.cause.status === 'number') {
+        this.multiChoice = 'no';
+        this.options.log.info({ endpoint: this.host, err: err.message }, 'model server refused n > 1; asking for one candidate per request');
+      }
+      return undefined;
+    }
+    this.multiChoice = batch.choices.length >= n ? 'yes' : 'no';
+    return batch;
   }
 
   /** One chat completion under the concurrency limit; rejects with the abort reason on abort. */
-  private async complete(request: GenerationRequest, model: string, n: number): Promise<ChatCompletion> {
+  private async complete(request: GenerationRequest, model: string, n: number, maxRetries = this.options.retries): Promise<ChatCompletion> {
     const { signal } = request;
     const completion = await this.call(
       () =>
@@ -84,7 +118,7 @@ export class OpenAIGenerator implements Generator {
             max_tokens: request.maxTokens,
             ...(n > 1 ? { n } : {}),
           },
-          { signal },
+          { signal, maxRetries },
         ),
       `model "${model}"`,
       signal,
