@@ -1,0 +1,5 @@
+// Sections of `npm run bench`, in the order they run. Each module adds its own line.
+import { coreBench } from './core.ts';
+import type { BenchSection } from './section.ts';
+
+export const sections: BenchSection[] = [coreBench];
