@@ -95,7 +95,7 @@ describe('LlmJudge against an OpenAI-compatible server', () => {
 
   it('reports HTTP failures with the host and status, never the key', async () => {
     reply = () => ({ status: 404, message: 'model judge-model not found' });
-    const err = await judge().score({ pack, persona, context, candidates }).catch((e: unknown) => e as Error);
+    const err = (await judge().score({ pack, persona, context, candidates }).catch((e: unknown) => e)) as Error;
     expect(err).toBeInstanceOf(JudgeRequestError);
     expect(err.message).toContain(new URL(server.url).host);
     expect(err.message).toContain('HTTP 404');

@@ -52,9 +52,13 @@ const score = z.number({ error: (i) => (i.input === undefined ? 'missing' : `mus
 
 const candidateSchema = z.object({
   index: z.number({ error: (i) => (i.input === undefined ? 'missing' : `must be the candidate number (got ${JSON.stringify(i.input)})`) }).int('must be a whole number'),
-  ...Object.fromEntries(RUBRIC_KEYS.map((k) => [k, score])),
+  emotional_expressiveness: score,
+  empathetic_support: score,
+  consistency: score,
+  relevance: score,
+  social_contribution: score,
   rationale: z.string().optional(),
-}) as z.ZodType<{ index: number; rationale?: string } & RubricScores>;
+}) satisfies z.ZodType<{ index: number; rationale?: string } & RubricScores>;
 
 const answerSchema = z.object({
   candidates: z.array(candidateSchema, { error: (i) => (i.input === undefined ? 'missing' : 'must be an array with one entry per candidate') }),
