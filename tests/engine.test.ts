@@ -168,4 +168,19 @@ describe('turn scheduler', () => {
     await engine.receive(humanEvent('I am scared about rent.'), outlet);
     expect(outlet.posts.slice(1).some((p) => p.persona.id === 'anchor')).toBe(true);
   });
+
+  it('paces bot turns and a human message during the pause cancels the pending turn', async () => {
+    const gen = new ScriptedGenerator();
+    gen.reply = (req) => `${req.personaId} answers ${req.context.lastHumanText.split(':')[0]}.`;
+    const { engine } = makeEngine(gen, { pacingMs: 400 });
+    const outlet = new RecordingOutlet();
+    const first = engine.receive(humanEvent('first: I moved and I feel so lonely here'), outlet);
+    while (outlet.posts.length === 0) await new Promise((r) => setTimeout(r, 2));
+    // The second turn of the first round is now generated and waiting out its pause.
+    while (gen.requests.length < 2) await new Promise((r) => setTimeout(r, 2));
+    const second = engine.receive(humanEvent('second: sorry, one more thing'), outlet);
+    await Promise.all([first, second]);
+    expect(outlet.posts.filter((p) => p.text.includes('answers first'))).toHaveLength(1);
+    expect(outlet.posts.filter((p) => p.text.includes('answers second')).length).toBeGreaterThan(0);
+  });
 });

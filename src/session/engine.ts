@@ -13,6 +13,7 @@ import { seedFrom } from '../util/rng.ts';
 import { ChannelSession } from './channel-session.ts';
 import { effectivePersonas, spaceScopeOf } from './overrides.ts';
 import { sleep } from '../util/sleep.ts';
+import { pacingDelay } from './pacing.ts';
 
 export interface ChannelConfig {
   enabled: boolean;
@@ -228,9 +229,9 @@ export class Engine extends EventEmitter<EngineEvents> {
       if (signal.aborted) return;
       if (!spoken.text) continue; // the model said nothing usable: no turn
 
-      if (turnIndex > 0 && pacing > 0) {
+      if (roundTurns.length > 0 && pacing > 0) {
         try {
-          await sleep(pacing, signal);
+          await sleep(pacingDelay(pacing, spoken.text), signal);
         } catch {
           return;
         }
