@@ -208,6 +208,22 @@ describe('OpenAIGenerator against an OpenAI-compatible server', () => {
     expect(server.chatRequests()).toHaveLength(1);
   });
 
+  it('keeps the server message of error bodies that are not OpenAI-shaped (older vLLM and SGLang, FastAPI)', async () => {
+    const server = await serve((body, info) =>
+      info.index === 0
+        ? { status: 404, body: { object: 'error', message: `The model \`${body.model}\` does not exist.`, type: 'NotFoundError', param: null, code: 404 } }
+        : info.index === 1
+          ? { status: 422, body: { detail: 'messages: field required' } }
+          : { status: 400, body: 'plain words' },
+    );
+    const gen = generator(server.url);
+    const messages = [];
+    for (let i = 0; i < 3; i++) messages.push(((await gen.generate(request({ model: 'anchorr' })).catch((e: unknown) => e)) as Error).message);
+    expect(messages[0]).toMatch(/HTTP 404 .*: The model `anchorr` does not exist\.$/);
+    expect(messages[1]).toMatch(/HTTP 422: messages: field required$/);
+    expect(messages[2]).toMatch(/HTTP 400: plain words$/);
+  });
+
   it('sends the API key as a bearer token but never puts it in an error message, even when the server echoes it', async () => {
     const server = await serve((_body, info) => ({ status: 401, message: `invalid credentials: ${info.headers.authorization}` }));
     const err = await generator(server.url).generate(request()).catch((e: unknown) => e);

@@ -48,6 +48,7 @@ export class OpenAIGenerator implements Generator {
       project: null,
       timeout: options.timeoutMs,
       maxRetries: options.retries,
+      fetch: fetchWithWrappedErrors,
       // The SDK's own lines (retries, failures) go to our log at debug; the engine logs the outcome.
       logLevel: 'debug',
       logger: {
@@ -223,6 +224,32 @@ function serverMessage(err: APIError): string {
   const body = err.error as { message?: unknown } | undefined;
   if (body && typeof body.message === 'string') return body.message;
   return err.message.replace(/^\d{3}\s*/, '') || 'no details';
+}
+
+/**
+ * The SDK reads a server's error text only from `{"error": {"message": ...}}`. Some servers put it
+ * elsewhere (older vLLM and SGLang: `{"object": "error", "message": ...}`; FastAPI: `{"detail": ...}`;
+ * a bare JSON string), which would leave "status code (no body)": rewrap those so the text survives.
+ */
+async function fetchWithWrappedErrors(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  const res = await fetch(input, init);
+  if (res.ok) return res;
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined; // not JSON: the SDK shows the text itself
+  }
+  let message: string | undefined;
+  if (typeof body === 'string') message = body;
+  else if (typeof body === 'object' && body !== null && !('error' in body)) {
+    const { message: m, detail } = body as { message?: unknown; detail?: unknown };
+    if (typeof m === 'string') message = m;
+    else if (detail !== undefined) message = typeof detail === 'string' ? detail : JSON.stringify(detail);
+  }
+  const out = message === undefined ? text : JSON.stringify({ error: { message } });
+  return new Response(out, { status: res.status, statusText: res.statusText, headers: res.headers });
 }
 
 /** Settle with `promise`, or reject with the abort reason as soon as `signal` aborts. */

@@ -12,7 +12,8 @@
 //   'text'                       n identical choices of that text (honours `n`)
 //   ['a', 'b']  or {texts: [..]} exactly these choices (one text = a server that ignores `n`)
 //   {json: value}                one choice whose content is JSON.stringify(value) (JSON mode)
-//   {status: 404, message?, headers?}  an HTTP error with an OpenAI-style error body
+//   {status: 404, message?, body?, headers?}  an HTTP error: an OpenAI-style error body with
+//                                that message, or `body` as JSON when given
 //   {malformed: 'raw'}           status 200, content-type JSON, body 'raw' as is
 //   {hang: true}                 never answers; holds the request until the client goes away
 // Any reply may add `model` (reported instead of the requested one) and `headers`. A handler may
@@ -37,7 +38,7 @@ export type Reply =
   | string[]
   | ({ texts: string[] } & ReplyExtras)
   | ({ json: unknown } & ReplyExtras)
-  | { status: number; message?: string; headers?: Record<string, string> }
+  | { status: number; message?: string; body?: unknown; headers?: Record<string, string> }
   | { malformed: string; headers?: Record<string, string> }
   | { hang: true };
 
@@ -166,7 +167,10 @@ function answer(res: ServerResponse, body: ChatRequestBody, reply: Reply): void 
   if (typeof reply === 'string') return sendChoices(res, body, Array.from({ length: body.n ?? 1 }, () => reply), {});
   if (Array.isArray(reply)) return sendChoices(res, body, reply, {});
   if ('hang' in reply) return;
-  if ('status' in reply) return sendError(res, reply.status, reply.message ?? `status ${reply.status}`, reply.headers);
+  if ('status' in reply) {
+    if (reply.body !== undefined) return send(res, reply.status, reply.body, reply.headers);
+    return sendError(res, reply.status, reply.message ?? `status ${reply.status}`, reply.headers);
+  }
   if ('malformed' in reply) {
     res.writeHead(200, { 'content-type': 'application/json', ...reply.headers });
     res.end(reply.malformed);
