@@ -189,19 +189,7 @@ export class Engine extends EventEmitter<EngineEvents> {
       if (signal.aborted) return;
       let personas = effectivePersonas(this.store, pack, r.settingsKey, event.spaceId ? spaceScopeOf(event.platform, event.spaceId) : undefined);
       if (r.only) personas = personas.filter((p) => r.only!.includes(p.id));
-      const state: DirectorState = {
-        pack,
-        personas,
-        transcript: session.transcript.slice(-12),
-        human,
-        roundTurns: [...roundTurns],
-        sessionStrategies: [...session.sessionStrategies],
-        humanTurnCount: session.humanTurnCount,
-        mentions: event.mentions,
-        directPersonaId: event.directPersonaId,
-        maxBotTurns: config.maxBotTurns,
-        floor: pack.director.floor,
-      };
+      const state = directorStateOf(session, { pack, personas, human, roundTurns, mentions: event.mentions, directPersonaId: event.directPersonaId, maxBotTurns: config.maxBotTurns });
       const decision = await policy.decide(state, session.rng);
       if (signal.aborted) return;
       this.emit('decision', key, decision, state);
@@ -216,7 +204,7 @@ export class Engine extends EventEmitter<EngineEvents> {
       let spoken;
       let lastTurn = false;
       try {
-        spoken = await this.opts.speaker.speak({ pack, persona, personas, directive: decision.directive, transcript: session.transcript.slice(-12), sessionKey: key, signal });
+        spoken = await this.opts.speaker.speak({ pack, persona, personas, directive: decision.directive, transcript: session.transcript.slice(-TRANSCRIPT_WINDOW), sessionKey: key, signal });
       } catch (err) {
         if (signal.aborted) return;
         const fallback = this.opts.onGenerationFailure === 'fallback';
@@ -277,6 +265,29 @@ export class Engine extends EventEmitter<EngineEvents> {
   cancelAll(reason: string): void {
     for (const s of this.sessions.values()) s.cancel(reason);
   }
+}
+
+/** Recent turns the director and the speakers see. */
+export const TRANSCRIPT_WINDOW = 12;
+
+/** The state a policy decides from, built before every decision of a round (the simulator builds it the same way). */
+export function directorStateOf(
+  session: ChannelSession,
+  r: { pack: Pack; personas: Persona[]; human: Turn; roundTurns: DirectorState['roundTurns']; mentions: string[]; directPersonaId?: string; maxBotTurns: number },
+): DirectorState {
+  return {
+    pack: r.pack,
+    personas: r.personas,
+    transcript: session.transcript.slice(-TRANSCRIPT_WINDOW),
+    human: r.human,
+    roundTurns: [...r.roundTurns],
+    sessionStrategies: [...session.sessionStrategies],
+    humanTurnCount: session.humanTurnCount,
+    mentions: r.mentions,
+    directPersonaId: r.directPersonaId,
+    maxBotTurns: r.maxBotTurns,
+    floor: r.pack.director.floor,
+  };
 }
 
 /** What a decision is logged with: enough to rebuild features for learning, not the whole pack. */
