@@ -1,14 +1,23 @@
 // The `openai` backend with the real SDK against a local OpenAI-compatible server: prompts and
 // per-persona models on the wire, candidates, retries, failures, timeouts, barge-in aborts and
 // the global concurrency limit.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
-import type { Directive, Turn } from '../src/core/types.ts';
+import type { ChatEvent, Directive, Turn } from '../src/core/types.ts';
+import { builtinPolicies } from '../src/director/registry.ts';
 import { silentLogger } from '../src/log.ts';
+import { loadPacks } from '../src/persona/loader.ts';
 import { packSchema, personaSchema, type Pack, type Persona } from '../src/persona/schema.ts';
+import type { Outlet } from '../src/platform/platform.ts';
+import { Engine } from '../src/session/engine.ts';
 import { GenerationError, type GenerationRequest } from '../src/speaker/generator.ts';
 import { OpenAIGenerator, type OpenAIGeneratorOptions } from '../src/speaker/openai.ts';
 import { Speaker } from '../src/speaker/speaker.ts';
+import { openDatabase } from '../src/store/db.ts';
+import { Store } from '../src/store/store.ts';
 import { sleep } from '../src/util/sleep.ts';
 import { lastUserText, startOpenAIServer, type OpenAIServer } from './support/openai-server.ts';
 
@@ -322,6 +331,46 @@ describe('OpenAIGenerator against an OpenAI-compatible server', () => {
 
   it('refuses a base URL that is not a URL, naming the variable', () => {
     expect(() => generator('localhost:8000')).toThrow(/MASCOT_LLM_BASE_URL: "localhost:8000" is not an http\(s\) URL/);
+  });
+});
+
+describe('OpenAIGenerator in the engine', () => {
+  it('a new human message aborts the in-flight model request and the next round is answered', async () => {
+    let hang = false;
+    const server = await serve((body) => (hang ? { hang: true } : `heard ${lastUserText(body).length} characters`));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mascot-openai-'));
+    const db = openDatabase(path.join(dir, 'mascot.db'));
+    const engine = new Engine({
+      packs: loadPacks(),
+      defaultPack: 'support',
+      store: new Store(db, () => {}),
+      speaker: new Speaker(generator(server.url, { defaultModel: 'base', timeoutMs: 60_000 })),
+      policies: builtinPolicies(),
+      log: silentLogger(),
+      pacingMs: 0,
+    });
+    const posted: string[] = [];
+    const outlet: Outlet = {
+      post: async (p, text) => {
+        posted.push(`${p.displayName}: ${text}`);
+        return { messageId: `bot-${posted.length}` };
+      },
+    };
+    const human = (messageId: string, text: string): ChatEvent => ({ platform: 'console', channelId: 'c1', messageId, author: { id: 'u1', name: 'Sam', isBot: false }, text, mentions: [], at: Date.now() });
+    try {
+      hang = true;
+      const first = engine.receive(human('h1', 'I moved abroad and feel so alone since my husband travels for work'), outlet);
+      await until(() => server.inFlight === 1);
+      hang = false;
+      await engine.receive(human('h2', 'Sorry, one more thing: I also started a new job.'), outlet);
+      await first;
+      expect(await server.chatRequests()[0]!.outcome).toBe('closed');
+      expect(posted.length).toBeGreaterThan(0);
+      expect(posted.every((line) => /: heard \d+ characters$/.test(line))).toBe(true);
+    } finally {
+      db.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
