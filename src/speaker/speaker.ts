@@ -41,10 +41,21 @@ export class Speaker {
   ) {}
 
   async speak(req: SpeakRequest): Promise<Spoken> {
+    const n = this.options.ranker ? Math.max(1, this.options.candidates ?? 1) : 1;
+    const { texts, offline } = await this.draft(req, n);
+    if (texts.length === 0) return { text: '', offline };
+    if (texts.length === 1 || !this.options.ranker) return { text: texts[0]!, offline };
+    const scores = await this.options.ranker(req.persona, req.transcript, texts);
+    let best = 0;
+    for (let i = 1; i < texts.length; i++) if ((scores[i] ?? -Infinity) > (scores[best] ?? -Infinity)) best = i;
+    return { text: texts[best]!, offline };
+  }
+
+  /** Up to `n` cleaned candidate turns (empty ones dropped), as the persona would write them now. */
+  async draft(req: SpeakRequest, n: number): Promise<{ texts: string[]; offline: boolean }> {
     const { persona, personas, directive, transcript } = req;
     const others = personas.filter((p) => p.id !== persona.id);
     const lastHuman = [...transcript].reverse().find((t) => !t.author.isBot);
-    const n = this.options.ranker ? Math.max(1, this.options.candidates ?? 1) : 1;
     const result = await this.generator.generate({
       personaId: persona.id,
       strategy: directive.strategy,
@@ -62,12 +73,7 @@ export class Speaker {
       },
     });
     const names = [...others.map((p) => p.displayName), ...new Set(transcript.filter((t) => t.author.personaId !== persona.id).map((t) => t.author.name))];
-    const cleaned = result.texts.map((t) => cleanOutput(t, { speaker: persona.displayName, others: names, maxLength: this.options.maxLength ?? 4000 })).filter((t) => t.length > 0);
-    if (cleaned.length === 0) return { text: '', offline: result.offline };
-    if (cleaned.length === 1 || !this.options.ranker) return { text: cleaned[0]!, offline: result.offline };
-    const scores = await this.options.ranker(persona, transcript, cleaned);
-    let best = 0;
-    for (let i = 1; i < cleaned.length; i++) if ((scores[i] ?? -Infinity) > (scores[best] ?? -Infinity)) best = i;
-    return { text: cleaned[best]!, offline: result.offline };
+    const texts = result.texts.map((t) => cleanOutput(t, { speaker: persona.displayName, others: names, maxLength: this.options.maxLength ?? 4000 })).filter((t) => t.length > 0);
+    return { texts, offline: result.offline };
   }
 }
