@@ -16,16 +16,18 @@
 //                                that message, or `body` as JSON when given
 //   {malformed: 'raw'}           status 200, content-type JSON, body 'raw' as is
 //   {hang: true}                 never answers; holds the request until the client goes away
-// Any reply may add `model` (reported instead of the requested one) and `headers`. A handler may
-// also be async and wait (`info.closed` aborts when the client closes the connection).
+// `texts` and `json` replies may add `model` (reported instead of the requested one) and `headers`.
+// A handler may be async and wait (`info.closed` aborts when the client closes the connection).
 // Without a handler the server answers `[model] re: <last user message>`, numbered when n > 1,
-// so tests can tell calls and candidates apart.
+// so tests can tell calls and candidates apart. Helpers: `server.chatRequests()` (chat completion
+// requests only), `lastUserText(body)`, `messageText(content)`, and each recorded request's `outcome` promise.
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface ChatRequestBody {
   model?: string;
-  messages: { role: string; content: string | null }[];
+  /** Content is a string, or an array of parts ({type: 'text', text}) as the API allows. */
+  messages: { role: string; content: string | { type: string; text?: string }[] | null }[];
   n?: number;
   temperature?: number;
   max_tokens?: number;
@@ -83,9 +85,14 @@ export interface OpenAIServer {
   close(): Promise<void>;
 }
 
+export function messageText(content: ChatRequestBody['messages'][number]['content']): string {
+  if (Array.isArray(content)) return content.map((p) => p.text ?? '').join('');
+  return content ?? '';
+}
+
 export function lastUserText(body: ChatRequestBody): string {
   const last = [...body.messages].reverse().find((m) => m.role === 'user');
-  return last?.content ?? '';
+  return messageText(last?.content ?? null);
 }
 
 const defaultHandler: Handler = (body) => {
@@ -182,7 +189,7 @@ function answer(res: ServerResponse, body: ChatRequestBody, reply: Reply): void 
 
 function sendChoices(res: ServerResponse, body: ChatRequestBody, texts: string[], extras: ReplyExtras): void {
   const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
-  const promptTokens = body.messages.reduce((sum, m) => sum + words(m.content ?? ''), 0);
+  const promptTokens = body.messages.reduce((sum, m) => sum + words(messageText(m.content)), 0);
   const completionTokens = texts.reduce((sum, t) => sum + words(t), 0);
   send(
     res,
