@@ -2,6 +2,7 @@
 // With none configured, `mascot start` runs the console companion.
 import type { Runtime } from '../runtime.ts';
 import type { Platform } from './platform.ts';
+import { slackStarter } from './slack/starter.ts';
 
 export interface PlatformStarter {
   name: string;
@@ -12,4 +13,4 @@ export interface PlatformStarter {
 }
 
 /** Adapters register here (one line each). */
-export const starters: PlatformStarter[] = [];
+export const starters: PlatformStarter[] = [slackStarter];
