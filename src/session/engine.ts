@@ -47,9 +47,19 @@ export interface EngineOptions {
   gate?: (event: ChatEvent, session: ChannelSession, outlet: Outlet) => Promise<boolean>;
 }
 
+/** Something moderators should know (persona collapse, a crisis): adapters post it to their configured alert channel. */
+export interface ModeratorAlert {
+  /** The conversation it is about. */
+  channelKey: string;
+  /** What kind of alert, e.g. "collapse", "low-fidelity". */
+  kind: string;
+  text: string;
+}
+
 export interface EngineEvents {
   decision: [channelKey: string, decision: Decision, state: DirectorState];
   turn: [channelKey: string, turn: Turn];
+  alert: [alert: ModeratorAlert];
 }
 
 export const channelKeyOf = (platform: string, channelId: string) => `${platform}:${channelId}`;
