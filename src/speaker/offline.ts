@@ -1,0 +1,134 @@
+// The offline voice: the built-in generator used when no model server is configured, and the
+// frozen speaker of simulations. It is not a language model: it reads the human's last message
+// with simple patterns (offline/reading.ts) and composes a turn from phrase banks written for each
+// persona and strategy (offline/banks/), never repeating a sentence within a session. Every result
+// carries `offline: true` so people always see that this voice, not a model, wrote it.
+import { seedFrom, createRng } from '../util/rng.ts';
+import type { GenerationRequest, GenerationResult, Generator } from './generator.ts';
+import { MEETING_VOICES } from './offline/banks/meeting.ts';
+import { NEUTRAL, UNKNOWN_STRATEGY } from './offline/banks/neutral.ts';
+import { SUPPORT_VOICES } from './offline/banks/support.ts';
+import { compose, type Cues, type Recipe } from './offline/compose.ts';
+import { TOPICS } from './offline/lexicon.ts';
+import { SessionMemory } from './offline/memory.ts';
+import { readMessage, type Reading } from './offline/reading.ts';
+
+export const OFFLINE_MODEL = 'offline-voice';
+
+const VOICES: Record<string, Record<string, Recipe>> = { ...SUPPORT_VOICES, ...MEETING_VOICES };
+
+/** Attempts per requested candidate before settling for fewer. */
+const ATTEMPTS_PER_CANDIDATE = 6;
+/** Rough characters per token, to honour `maxTokens` without a tokenizer. */
+const CHARS_PER_TOKEN = 4;
+/** Names that are placeholders, not a person's name ("You" in the console). */
+const PLACEHOLDER_NAMES = new Set(['you', 'friend', 'team', 'user', 'human', 'someone', '']);
+
+export interface OfflineGeneratorOptions {
+  seed: number;
+  /** Sessions remembered at once (least recently active forgotten first). */
+  maxSessions?: number;
+}
+
+/** The recipe for a persona and strategy: its own voice, else strategy-only phrasing, else an honest line. */
+export function recipeFor(personaId: string, strategy: string): Recipe {
+  return VOICES[personaId]?.[strategy] ?? NEUTRAL[strategy] ?? UNKNOWN_STRATEGY;
+}
+
+function cuesFrom(reading: Reading, humanName: string, strategy: string): Cues {
+  const proper = PLACEHOLDER_NAMES.has(humanName.trim().toLowerCase()) ? undefined : humanName.trim();
+  const situations = [...reading.events, ...reading.circumstances];
+  const [first, second] = reading.feelings;
+  const close = reading.people.find((p) => p.kind === 'partner' || p.kind === 'family' || p.kind === 'friend');
+  const task = reading.tasks.find((t) => t.owner) ?? reading.tasks[0];
+  const due = task?.due ?? reading.dates[0];
+  const topic = reading.topics.find((t) => TOPICS[t]);
+  return {
+    topics: reading.topics,
+    family: first?.family,
+    slots: {
+      humanName: proper,
+      strategy: strategy.replace(/-/g, ' '),
+      feeling: first?.adj,
+      feelingSaid: first?.said,
+      feelingNoun: first?.noun,
+      feeling2Noun: second?.noun,
+      event: reading.events[0],
+      circumstance: reading.circumstances[0],
+      situation: situations[0],
+      situation2: situations[1],
+      person: reading.people[0]?.phrase,
+      close: close?.phrase,
+      partner: reading.people.find((p) => p.kind === 'partner')?.phrase,
+      absolute: reading.absolutes[0],
+      judgement: reading.selfJudgement,
+      topic: topic ? TOPICS[topic]!.phrase : undefined,
+      name: reading.names[0],
+      proposal: reading.proposals[0],
+      decision: reading.decisions[0],
+      task: task?.action,
+      owner: task?.owner === humanName ? (proper ?? 'you') : task?.owner,
+      due,
+      date: due?.replace(/^(?:by|before|on|until|due|no later than)\s+/i, ''),
+      question: reading.question,
+    },
+  };
+}
+
+/** Drop trailing sentences beyond the token budget, keeping at least the first. */
+function fit(text: string, maxTokens: number): string {
+  const max = maxTokens * CHARS_PER_TOKEN;
+  if (text.length <= max) return text;
+  const sentences = text.split(/(?<=[.!?])\s+/);
+  let out = sentences[0]!;
+  for (const s of sentences.slice(1)) {
+    if (out.length + 1 + s.length > max) break;
+    out += ` ${s}`;
+  }
+  return out;
+}
+
+export class OfflineGenerator implements Generator {
+  readonly name = 'offline';
+  private readonly seed: number;
+  private readonly memory: SessionMemory;
+
+  constructor(options: OfflineGeneratorOptions) {
+    this.seed = options.seed;
+    this.memory = new SessionMemory(options.maxSessions);
+  }
+
+  async generate(request: GenerationRequest): Promise<GenerationResult> {
+    request.signal?.throwIfAborted();
+    // Yield once so a barge-in that lands in the same tick cancels this turn before it is remembered.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    request.signal?.throwIfAborted();
+
+    const { context } = request;
+    const session = this.memory.get(context.sessionKey);
+    const rng = createRng(seedFrom(this.seed, context.sessionKey, session.turns, request.personaId, request.strategy, context.lastHumanText));
+    const cues = cuesFrom(readMessage(context.lastHumanText, context.humanName), context.humanName, request.strategy);
+    const recipe = recipeFor(request.personaId, request.strategy);
+
+    const wanted = Math.max(1, Math.floor(request.n ?? 1));
+    const used = new Set(session.sentences);
+    const texts: string[] = [];
+    const sentences: string[] = [];
+    const templates: string[] = [];
+    for (let attempt = 0; texts.length < wanted && attempt < wanted * ATTEMPTS_PER_CANDIDATE; attempt++) {
+      const turn = compose(recipe, cues, { sentences: used, templates: session.templates, recent: context.recentBotTexts }, rng);
+      if (!turn) continue;
+      const text = fit(turn.text, request.maxTokens);
+      if (texts.includes(text)) continue;
+      texts.push(text);
+      // Later candidates must differ sentence by sentence, and every candidate counts as said:
+      // whichever one is posted, no sentence of it can come back later in the session.
+      for (const s of turn.sentences) used.add(s);
+      sentences.push(...turn.sentences);
+      templates.push(...turn.templates);
+    }
+    this.memory.remember(session, sentences, templates);
+    // Nothing fresh left to say: an empty text, which the engine treats as no turn.
+    return { texts: texts.length > 0 ? texts : [''], offline: true, model: OFFLINE_MODEL };
+  }
+}

@@ -1,0 +1,41 @@
+// What the offline voice remembers per session: the sentences it has said (never again) and the
+// templates it has used (less often). Bounded both ways: least recently active sessions are
+// forgotten first, and a very long session forgets its oldest sentences.
+
+export interface SessionState {
+  /** Requests answered so far; part of the seed, so a session replays identically. */
+  turns: number;
+  sentences: Set<string>;
+  templates: Set<string>;
+}
+
+export class SessionMemory {
+  private readonly sessions = new Map<string, SessionState>();
+
+  constructor(
+    private readonly maxSessions = 1000,
+    private readonly maxSentences = 2000,
+  ) {}
+
+  /** The session's state, marked as most recently used. */
+  get(key: string): SessionState {
+    let state = this.sessions.get(key);
+    if (state) this.sessions.delete(key);
+    else state = { turns: 0, sentences: new Set(), templates: new Set() };
+    this.sessions.set(key, state);
+    while (this.sessions.size > this.maxSessions) this.sessions.delete(this.sessions.keys().next().value!);
+    return state;
+  }
+
+  remember(state: SessionState, sentences: readonly string[], templates: readonly string[]): void {
+    for (const s of sentences) state.sentences.add(s);
+    for (const t of templates) state.templates.add(t);
+    // Sets iterate in insertion order: the first entries are the oldest.
+    for (const set of [state.sentences, state.templates]) while (set.size > this.maxSentences) set.delete(set.values().next().value!);
+    state.turns++;
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+}
