@@ -8,7 +8,8 @@ CREATE TABLE judged_candidates (
   id            INTEGER PRIMARY KEY,
   run_id        TEXT NOT NULL,               -- one `mascot judge` run
   pack          TEXT NOT NULL,
-  persona_id    TEXT NOT NULL,
+  persona_id    TEXT NOT NULL,               -- the persona it was judged as
+  author_id     TEXT NOT NULL,               -- the persona that wrote it (another one for contrast candidates)
   strategy      TEXT,
   context_key   TEXT NOT NULL,               -- hash of the context, groups candidates for pairing
   context_json  TEXT NOT NULL,               -- transcript before the turn: [{name, text, isBot, personaId?}]

@@ -19,6 +19,17 @@ const schema = z.object({
   MASCOT_LLM_RETRIES: int(0, 10).default(2),
   MASCOT_LLM_CONCURRENCY: int(1, 1024).default(8),
   MASCOT_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // Persona fidelity (docs/persona-fidelity.md): reward models, best-of-N, health, the judge.
+  MASCOT_REWARD_MODELS: z.string().min(1).optional(),
+  MASCOT_BEST_OF_N: int(1, 16).default(1),
+  MASCOT_BEST_OF_N_BUDGET_MS: int(0, 60_000).default(2500),
+  MASCOT_HEALTH_WINDOW: int(4, 500).default(20),
+  MASCOT_HEALTH_COLLAPSE_THRESHOLD: z.coerce.number().min(0).max(1).default(0.3),
+  MASCOT_HEALTH_FIDELITY_THRESHOLD: z.coerce.number().min(0).max(1).default(0.35),
+  MASCOT_JUDGE_BASE_URL: z.url().optional(),
+  MASCOT_JUDGE_API_KEY: z.string().optional(),
+  MASCOT_JUDGE_MODEL: z.string().min(1).optional(),
+  MASCOT_JUDGE_MAX_TOKENS: int(100, 32_000).default(800),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -9,6 +9,7 @@ import { Engine, type EngineOptions } from './session/engine.ts';
 import type { Generator } from './speaker/generator.ts';
 import { OfflineGenerator } from './speaker/offline.ts';
 import { OpenAIGenerator } from './speaker/openai.ts';
+import { setUpFidelity } from './reward/serve.ts';
 import { Speaker, type SpeakerOptions } from './speaker/speaker.ts';
 import { openDatabase, type Db } from './store/db.ts';
 import { Store } from './store/store.ts';
@@ -55,11 +56,12 @@ export function createRuntime(config: Config, log: Logger, overrides: RuntimeOve
     warned = true;
   });
   const generator = overrides.generator ?? createGenerator(config, log);
+  const fidelity = setUpFidelity(config, log, generator);
   const engine = new Engine({
     packs,
     defaultPack: config.MASCOT_PACK,
     store,
-    speaker: new Speaker(generator, overrides.speaker),
+    speaker: new Speaker(fidelity.generator, { ...fidelity.speakerOptions, ...overrides.speaker }),
     policies: builtinPolicies(),
     log,
     seed: config.MASCOT_SEED,
@@ -68,7 +70,8 @@ export function createRuntime(config: Config, log: Logger, overrides: RuntimeOve
     onGenerationFailure: config.MASCOT_ON_MODEL_FAILURE,
     ...overrides.engine,
   });
-  log.info({ generator: generator.name, packs: [...packs.keys()], db: config.MASCOT_DB }, 'runtime ready');
+  fidelity.attach(engine, db);
+  log.info({ generator: generator.name, packs: [...packs.keys()], db: config.MASCOT_DB, rewardModels: fidelity.models?.packs ?? [] }, 'runtime ready');
   return {
     config,
     log,
@@ -79,6 +82,7 @@ export function createRuntime(config: Config, log: Logger, overrides: RuntimeOve
     engine,
     close() {
       engine.cancelAll('shutdown');
+      void fidelity.close();
       db.close();
     },
   };

@@ -105,3 +105,13 @@ export function lastHumanText(context: readonly ContextTurn[]): string {
   for (let i = context.length - 1; i >= 0; i--) if (!context[i]!.isBot) return context[i]!.text;
   return '';
 }
+
+/** A context as engine turns (for prompts and scorers that read transcripts). */
+export function toTranscript(context: readonly ContextTurn[]): Turn[] {
+  return context.map((t, i) => ({
+    messageId: `context-${i}`,
+    author: { id: t.personaId ?? `person:${t.name}`, name: t.name, isBot: t.isBot, ...(t.personaId ? { personaId: t.personaId } : {}) },
+    text: t.text,
+    at: i,
+  }));
+}
