@@ -17,6 +17,13 @@ export interface LoggedTurn extends ContextTurn {
   at: number;
 }
 
+export interface LoggedAuthoredTurn extends AuthoredTurn {
+  platformId: string;
+  channelKey: string;
+  strategy: string | null;
+  people: string[];
+}
+
 export interface FidelityRow {
   channelKey: string;
   messageId: string;
@@ -176,15 +183,15 @@ export class FidelityStore {
   }
 
   /** Logged persona turns of a pack with their contexts (identification data and feedback pairs). */
-  loggedAuthored(pack: string): (AuthoredTurn & { platformId: string; channelKey: string; people: string[] })[] {
+  loggedAuthored(pack: string): LoggedAuthoredTurn[] {
     const optedOut = this.optedOutPeople();
-    const out: (AuthoredTurn & { platformId: string; channelKey: string; people: string[] })[] = [];
+    const out: LoggedAuthoredTurn[] = [];
     for (const t of this.loggedPersonaTurns(pack)) {
       const turns = this.window(t.channelKey, t.row, CONTEXT_TURNS + 1);
       const people = peopleOf(turns);
       if (people === undefined || people.some((p) => optedOut.has(p))) continue;
       const self = turns.pop()!;
-      out.push({ pack, personaId: t.personaId, context: turns.map(toContextTurn), text: self.text, source: 'logged', platformId: t.platformId, channelKey: t.channelKey, people });
+      out.push({ pack, personaId: t.personaId, context: turns.map(toContextTurn), text: self.text, source: 'logged', platformId: t.platformId, channelKey: t.channelKey, strategy: t.strategy, people });
     }
     return out;
   }

@@ -21,7 +21,7 @@ export const REWARD_TRAINING_DEFAULTS = {
   /** Embedding width and hidden units. */
   emb: 16,
   hidden: 16,
-  epochs: 30,
+  epochs: 12,
   batchSize: 32,
   lr: 0.01,
   weightDecay: 1e-4,
@@ -106,6 +106,12 @@ export function trainRewardModel(input: TrainInput): TrainedRewardModel {
     heldOut: isHeldOut(contextKey(t.context), opts.heldOut, opts.seed),
   }));
 
+  // A held-out text must be unseen: training drops items that contain one (examples recur across pairs).
+  const heldTexts = new Set<string>();
+  pairs.forEach((pair, i) => encPairs[i]!.heldOut && heldTexts.add(pair.chosen));
+  authored.forEach((t, i) => encTurns[i]!.heldOut && heldTexts.add(t.text));
+  const trainable = (texts: string[]) => !texts.some((t) => heldTexts.has(t));
+
   const rng = createRng(opts.seed);
   // P persona heads + 1 shared head.
   const net = DirectorNetwork.initialized({ buckets: opts.buckets, emb: opts.emb, dense: DENSE_NAMES.length, hidden: opts.hidden, actions: P + 1 }, rng);
@@ -114,8 +120,8 @@ export function trainRewardModel(input: TrainInput): TrainedRewardModel {
 
   type Step = { kind: 'pair'; i: number } | { kind: 'turn'; i: number };
   const steps: Step[] = [
-    ...encPairs.flatMap((e, i) => (e.heldOut ? [] : [{ kind: 'pair' as const, i }])),
-    ...(opts.idWeight > 0 ? encTurns.flatMap((e, i) => (e.heldOut ? [] : [{ kind: 'turn' as const, i }])) : []),
+    ...encPairs.flatMap((e, i) => (e.heldOut || !trainable([pairs[i]!.chosen, pairs[i]!.rejected]) ? [] : [{ kind: 'pair' as const, i }])),
+    ...(opts.idWeight > 0 ? encTurns.flatMap((e, i) => (e.heldOut || !trainable([authored[i]!.text]) ? [] : [{ kind: 'turn' as const, i }])) : []),
   ];
   const lossCurve: number[] = [];
   for (let epoch = 0; epoch < opts.epochs; epoch++) {
