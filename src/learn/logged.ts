@@ -65,6 +65,8 @@ export interface LoggedDecision {
   channelKey: string;
   roundId: string;
   state: DirectorState;
+  /** The logged state_json as stored (for simulation starts from logs). */
+  rawState: unknown;
   /** Slot index of the logged action in the pack's action space. */
   action: number;
   /** The logging policy's probability of that action. */
@@ -135,11 +137,13 @@ export function loadLoggedDecisions(db: Db, pack: Pack, slots: readonly string[]
       const action = slots.indexOf(r.chosen);
       if (action < 0) throw new Error(`chosen action "${r.chosen}" is not a slot`);
       if (!(r.propensity > 0)) throw new Error(`propensity ${r.propensity} is not positive`);
+      const rawState = JSON.parse(r.state) as unknown;
       out.decisions.push({
         id: r.id,
         channelKey: r.channelKey,
         roundId: r.roundId,
-        state: stateFromLogged(pack, JSON.parse(r.state)),
+        state: stateFromLogged(pack, rawState),
+        rawState,
         action,
         propensity: r.propensity,
         probabilities: probs,
