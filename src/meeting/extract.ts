@@ -127,7 +127,7 @@ function actionOf(s: Sentence, ownerPattern: string, names: readonly string[]): 
   text = text.replace(ACTION_MARKER, '');
   const question = text.endsWith('?');
   const self = s.message.authorName;
-  const owner = (name: string) => (/^i$/i.test(name) ? self : name.replace(/^@/, ''));
+  const owner = (name: string) => (/^i$/i.test(name) ? self : name.replace(/^@/, '').replace(/[.,;:!?'-]+$/, ''));
 
   const forms: RegExp[] = [
     // "Dana to send the deck", "@Lee to review"
