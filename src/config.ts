@@ -30,6 +30,16 @@ const schema = z.object({
   MASCOT_JUDGE_API_KEY: z.string().optional(),
   MASCOT_JUDGE_MODEL: z.string().min(1).optional(),
   MASCOT_JUDGE_MAX_TOKENS: int(100, 32_000).default(800),
+  // Learned director (docs/learning.md): serving, versions, remote inference, the llm director.
+  MASCOT_ONNX_EP: z.enum(['cpu', 'cuda']).default('cpu'),
+  MASCOT_DIRECTOR_DIR: z.string().min(1).default('data/directors'),
+  MASCOT_DIRECTOR_POLL_MS: int(0, 3_600_000).default(2000),
+  MASCOT_PROMOTE_MARGIN: z.coerce.number().min(0).max(1).default(0.005),
+  MASCOT_KSERVE_URL: z.url().optional(),
+  MASCOT_KSERVE_MODEL: z.string().min(1).default('mascot-director-{pack}'),
+  MASCOT_KSERVE_TIMEOUT_MS: int(10, 60_000).default(500),
+  MASCOT_DIRECTOR_LLM_MODEL: z.string().min(1).optional(),
+  MASCOT_DIRECTOR_LLM_TIMEOUT_MS: int(100, 120_000).default(5000),
 });
 
 export type Config = z.infer<typeof schema>;
