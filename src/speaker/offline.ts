@@ -10,7 +10,7 @@ import { NEUTRAL, UNKNOWN_STRATEGY } from './offline/banks/neutral.ts';
 import { SUPPORT_VOICES } from './offline/banks/support.ts';
 import { compose, type Cues, type Recipe } from './offline/compose.ts';
 import { TOPICS } from './offline/lexicon.ts';
-import { SessionMemory } from './offline/memory.ts';
+import { SessionMemory, type Earlier } from './offline/memory.ts';
 import { readMessage, type Reading } from './offline/reading.ts';
 
 export const OFFLINE_MODEL = 'offline-voice';
@@ -35,17 +35,26 @@ export function recipeFor(personaId: string, strategy: string): Recipe {
   return VOICES[personaId]?.[strategy] ?? NEUTRAL[strategy] ?? UNKNOWN_STRATEGY;
 }
 
-function cuesFrom(reading: Reading, humanName: string, strategy: string): Cues {
+/**
+ * Slots and conditions for the templates. Topics carry over from the last few human messages,
+ * ranked after the current message's own, and close people from the previous one ("I can't sleep
+ * when he's away" still belongs to the move and the husband); feelings, situations and meeting
+ * cues come from this message only.
+ */
+function cuesFrom(reading: Reading, earlier: readonly Earlier[], humanName: string, strategy: string): Cues {
   const proper = PLACEHOLDER_NAMES.has(humanName.trim().toLowerCase()) ? undefined : humanName.trim();
+  const topics = [...new Set([...reading.topics, ...[...earlier].reverse().flatMap((e) => e.topics)])];
+  const people = reading.people.length > 0 ? reading.people : (earlier.at(-1)?.people ?? []);
   const situations = [...reading.events, ...reading.circumstances];
   const [first, second] = reading.feelings;
-  const close = reading.people.find((p) => p.kind === 'partner' || p.kind === 'family' || p.kind === 'friend');
+  const close = people.find((p) => p.kind === 'partner' || p.kind === 'family' || p.kind === 'friend');
   const task = reading.tasks.find((t) => t.owner) ?? reading.tasks[0];
   const due = task?.due ?? reading.dates[0];
-  const topic = reading.topics.find((t) => TOPICS[t]);
+  const topic = topics.find((t) => TOPICS[t]);
   return {
-    topics: reading.topics,
+    topics,
     family: first?.family,
+    positive: reading.positive,
     slots: {
       humanName: proper,
       strategy: strategy.replace(/-/g, ' '),
@@ -59,7 +68,7 @@ function cuesFrom(reading: Reading, humanName: string, strategy: string): Cues {
       situation2: situations[1],
       person: reading.people[0]?.phrase,
       close: close?.phrase,
-      partner: reading.people.find((p) => p.kind === 'partner')?.phrase,
+      partner: people.find((p) => p.kind === 'partner')?.phrase,
       absolute: reading.absolutes[0],
       judgement: reading.selfJudgement,
       topic: topic ? TOPICS[topic]!.phrase : undefined,
@@ -107,7 +116,9 @@ export class OfflineGenerator implements Generator {
     const { context } = request;
     const session = this.memory.get(context.sessionKey);
     const rng = createRng(seedFrom(this.seed, context.sessionKey, session.turns, request.personaId, request.strategy, context.lastHumanText));
-    const cues = cuesFrom(readMessage(context.lastHumanText, context.humanName), context.humanName, request.strategy);
+    const reading = readMessage(context.lastHumanText, context.humanName);
+    const earlier = session.earlier.filter((e) => e.text !== context.lastHumanText);
+    const cues = cuesFrom(reading, earlier, context.humanName, request.strategy);
     const recipe = recipeFor(request.personaId, request.strategy);
 
     const wanted = Math.max(1, Math.floor(request.n ?? 1));
@@ -127,7 +138,7 @@ export class OfflineGenerator implements Generator {
       sentences.push(...turn.sentences);
       templates.push(...turn.templates);
     }
-    this.memory.remember(session, sentences, templates);
+    this.memory.remember(session, { text: context.lastHumanText, topics: reading.topics, people: reading.people }, sentences, templates);
     // Nothing fresh left to say: an empty text, which the engine treats as no turn.
     return { texts: texts.length > 0 ? texts : [''], offline: true, model: OFFLINE_MODEL };
   }

@@ -4,7 +4,10 @@
 // echoes a recent bot turn, and draws one, favouring specific templates the session has not used.
 //
 // Template syntax: "[cond cond] text with {slot}". Conditions: `t:a|b` (one of these topics was
-// mentioned), `f:a|b` (the first named feeling is of one of these families), `!slot` (slot empty).
+// mentioned), `f:a|b` (the first named feeling is of one of these families), `!slot` (slot empty),
+// `?slot` (slot filled, for lines that refer to it without quoting it),
+// `+` (only for good news), `~` (fits good news too). A part that marks any line `+` or `~` is
+// mood-aware: on good news its unmarked lines, written for hard moments, are left out.
 // A template is usable only when every {slot} in it has a value.
 import { sampleIndex, type Rng } from '../../util/rng.ts';
 
@@ -22,6 +25,8 @@ export interface Cues {
   topics: readonly string[];
   /** Family of the first named feeling, if any. */
   family?: string;
+  /** The message was good news or thanks. */
+  positive: boolean;
 }
 
 export interface Avoid {
@@ -93,7 +98,10 @@ function parse(source: string): Template {
 }
 
 function holds(condition: string, cues: Cues): boolean {
+  if (condition === '+') return cues.positive;
+  if (condition === '~') return true;
   if (condition.startsWith('!')) return !cues.slots[condition.slice(1)];
+  if (condition.startsWith('?')) return Boolean(cues.slots[condition.slice(1)]);
   if (condition.startsWith('t:')) return condition.slice(2).split('|').some((t) => cues.topics.includes(t));
   if (condition.startsWith('f:')) return cues.family !== undefined && condition.slice(2).split('|').includes(cues.family);
   throw new Error(`offline voice: unknown template condition "${condition}"`);
@@ -104,15 +112,25 @@ function holds(condition: string, cues: Cues): boolean {
  * 3 / (1 + rank) where rank is the matched topic's order of mention (the first topic is the main one).
  */
 function specificity(t: Template, cues: Cues): number {
-  let s = 2 * t.slots.length;
+  let s = 3 * t.slots.length;
   for (const c of t.conditions) {
-    if (c.startsWith('f:')) s += 2;
+    if (c === '+' || c.startsWith('f:')) s += 2;
     if (c.startsWith('t:')) {
       const rank = Math.min(...c.slice(2).split('|').map((topic) => cues.topics.indexOf(topic)).filter((i) => i >= 0));
-      s += 3 / (1 + rank);
+      s += 4 / (1 + rank);
     }
   }
   return s;
+}
+
+const moodAwareParts = new WeakMap<Part, boolean>();
+function moodAware(part: Part): boolean {
+  let aware = moodAwareParts.get(part);
+  if (aware === undefined) {
+    aware = part.lines.some((l) => parse(l).conditions.some((c) => c === '+' || c === '~'));
+    moodAwareParts.set(part, aware);
+  }
+  return aware;
 }
 
 function render(t: Template, slots: Slots): string {
@@ -130,9 +148,11 @@ interface Option {
 
 function options(part: Part, cues: Cues, avoid: Avoid, recentWords: Set<string>[], recentText: string, taken: Set<string>): Option[] {
   const out: Option[] = [];
+  const hardOnly = cues.positive && moodAware(part);
   for (const source of part.lines) {
     const template = parse(source);
     if (!template.slots.every((k) => cues.slots[k]) || !template.conditions.every((c) => holds(c, cues))) continue;
+    if (hardOnly && !template.conditions.some((c) => c === '+' || c === '~')) continue;
     const sentence = render(template, cues.slots);
     const key = normaliseSentence(sentence);
     if (avoid.sentences.has(key) || taken.has(key) || taken.has(source)) continue;

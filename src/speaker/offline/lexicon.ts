@@ -81,6 +81,7 @@ export const TOPICS: Record<string, TopicEntry> = {
   friends: { pattern: String.raw`friends?|friendships?`, phrase: 'your friendships' },
   conflict: { pattern: String.raw`argument|arguing|argued|fight|fighting|fought|yelled|shouted|conflict`, phrase: 'the conflict' },
   stress: { pattern: String.raw`stress\w*|overwhelm\w*|too much|burn(?:ed|t)? ?out|burnout|pressure|deadlines?`, phrase: 'everything on your plate' },
+  thanks: { pattern: String.raw`thanks|thank you|thx|appreciate (?:it|this|you|that)`, phrase: 'what helped' },
   // Meeting threads.
   time: { pattern: String.raw`running out of time|out of time|minutes left|over ?time|running late|time check|wrap (?:this )?up|one more thing|another thing|next agenda|agenda`, phrase: 'the time we have' },
   launch: { pattern: String.raw`launch\w*|release\w*|ship(?:ping)?|roll ?-?out|deploy\w*|go-live`, phrase: 'the launch' },
@@ -90,7 +91,7 @@ export const TOPICS: Record<string, TopicEntry> = {
 };
 
 /** Words that make a sweeping claim; Catalyst gently questions them. */
-export const ABSOLUTES = ['always', 'never', 'nobody', 'no one', 'everyone', 'everybody', 'everything', 'nothing', 'anyone', 'forever'];
+export const ABSOLUTES = ['always', 'never', 'nobody', 'no one', 'everyone', 'everybody', 'everything', 'nothing', 'forever'];
 
 /** Capitalised words that are not names of people. */
 export const NOT_NAMES = new Set(

@@ -1,12 +1,25 @@
 // What the offline voice remembers per session: the sentences it has said (never again) and the
 // templates it has used (less often). Bounded both ways: least recently active sessions are
 // forgotten first, and a very long session forgets its oldest sentences.
+import type { Person } from './reading.ts';
+
+/** What an earlier human message was about, so later turns keep the thread. */
+export interface Earlier {
+  text: string;
+  topics: string[];
+  people: Person[];
+}
+
+/** Earlier human messages kept per session. */
+const EARLIER_KEPT = 3;
 
 export interface SessionState {
   /** Requests answered so far; part of the seed, so a session replays identically. */
   turns: number;
   sentences: Set<string>;
   templates: Set<string>;
+  /** The last few human messages answered, oldest first. */
+  earlier: Earlier[];
 }
 
 export class SessionMemory {
@@ -21,13 +34,14 @@ export class SessionMemory {
   get(key: string): SessionState {
     let state = this.sessions.get(key);
     if (state) this.sessions.delete(key);
-    else state = { turns: 0, sentences: new Set(), templates: new Set() };
+    else state = { turns: 0, sentences: new Set(), templates: new Set(), earlier: [] };
     this.sessions.set(key, state);
     while (this.sessions.size > this.maxSessions) this.sessions.delete(this.sessions.keys().next().value!);
     return state;
   }
 
-  remember(state: SessionState, sentences: readonly string[], templates: readonly string[]): void {
+  remember(state: SessionState, message: Earlier, sentences: readonly string[], templates: readonly string[]): void {
+    if (state.earlier.at(-1)?.text !== message.text) state.earlier = [...state.earlier, message].slice(-EARLIER_KEPT);
     for (const s of sentences) state.sentences.add(s);
     for (const t of templates) state.templates.add(t);
     // Sets iterate in insertion order: the first entries are the oldest.

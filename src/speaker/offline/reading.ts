@@ -43,6 +43,8 @@ export interface Task {
 
 export interface Reading {
   feelings: Feeling[];
+  /** Good news or thanks, with nothing hard named: the hard-moment phrasing would not fit. */
+  positive: boolean;
   /** Things that happened, past tense, as clauses about the listener: "you moved abroad". */
   events: string[];
   /** Ongoing circumstances: "your husband travels for work". */
@@ -140,14 +142,16 @@ export function flipPronouns(clause: string): string {
 }
 
 const CONNECTIVES = /\s*(?:[,;:.!?]+|\b(?:and|but|so|because|cause|since|as|when|while|although|though|after|now that|ever since|until|whenever|plus|which|whereas)\b)\s*/i;
-const LEADING_FILLER = /^(?:(?:and|but|so|also|just|honestly|like|um|well|basically|anyway|then|now|lately|recently|still|really|ok|okay)\s+)+/i;
+const LEADING_FILLER = /^(?:(?:and|but|so|also|just|honestly|actually|like|um|well|basically|anyway|then|now|lately|recently|still|really|ok|okay|sometimes|often|maybe|perhaps|I think(?: that)?|I guess|I believe|I suppose|I mean|I know(?: that)?|I feel like)\s+)+/i;
 const TIME_LEAD = String.raw`(?:(?:last|this|a few|two|three|six|several)\s+(?:weeks?|months?|years?|days?)(?:\s+ago)?|yesterday|today|tonight|this morning|a (?:week|month|year) ago)\s+`;
-const SUBJECT = new RegExp(`^(?:${TIME_LEAD})?(?:I|I_and_my_[\\w-]+|I'm|I've|I'd|I'll|we|we're|we've|my\\s+[\\w-]+(?:\\s+[\\w-]+)?|our\\s+[\\w-]+)\\s+\\S`, 'i');
+const SUBJECT = new RegExp(`^(?:${TIME_LEAD})?(?:I|I_and_my_[\\w-]+|I'm|I've|I'd|I'll|we|we're|we've|my\\s+[\\w-]+(?:\\s+[\\w-]+)?|our\\s+[\\w-]+|nobody|no one|everyone|everybody|people|he|she|they)\\s+\\S`, 'i');
 const FEELING_CLAUSE = /^(?:I|we)(?:'m|'ve| am| have| just| still| really)*(?:\s+been)?\s+(?:feel|feeling|felt)\b/i;
 const QUESTION_START = /^(?:what|why|how|when|where|who|which|do|does|did|can|could|should|would|is|are|am)\b/i;
 const BARE = new Set(["I don't know", "I guess", 'I mean', 'I think', "I'm fine", "I'm okay", 'I know']);
 
-const SELF_JUDGEMENT = /\b(I (?:should(?:n't)?|shouldn't have|must be|always|never|can't do anything)\b[^.,;!?]*|I'm (?:so |such )?(?:a failure|useless|worthless|stupid|pathetic|weak|a mess|too much|not good enough|a burden|an idiot)[^.,;!?]*|(?:everyone|everybody|nobody|no one) (?:\w+ ){0,3}(?:me|I)\b[^.,;!?]*)/i;
+const SELF_JUDGEMENT = /\b(I (?:should(?:n't)?|shouldn't have|must be|always|never|can't do anything)\b[^.,;!?]*|I(?:'m| am) (?:just |so |such |really |too )?(?:a failure|useless|worthless|stupid|pathetic|weak|a mess|too much|not good enough|a burden|an idiot|bad at|terrible at|awful at|hopeless at|no good at|ugly|boring|unlovable|broken|annoying|lazy|dumb|a loser)[^.,;!?]*|(?:everyone|everybody|nobody|no one) (?:\w+ ){0,3}(?:me|I)\b[^.,;!?]*)/i;
+
+const NOT_PAST_ED = new Set(['need', 'feed', 'bleed', 'breed', 'exceed', 'proceed', 'succeed', 'speed', 'seed', 'heed', 'shed', 'wed', 'embed']);
 
 /** Past events read as "since ___"; ongoing circumstances as "while ___". */
 function isPast(clause: string): boolean {
@@ -156,9 +160,10 @@ function isPast(clause: string): boolean {
   let i = /^(?:my|our)$/i.test(words[0] ?? '') ? 2 : 1;
   if (/^(?:I've|we've)$/i.test(words[0] ?? '')) return true;
   if (/^(?:have|has|had)$/i.test(words[i] ?? '')) return true;
+  if (/(?:'m|'re|'s)$/i.test(words[0] ?? '') || /^(?:am|is|are)$/i.test(words[i] ?? '')) return false; // "I'm tired": a state, not an event
   while (i < words.length && /^(?:just|finally|recently|already|also|never|really|suddenly)$/i.test(words[i]!)) i++;
   const verb = (words[i] ?? '').toLowerCase();
-  return /[a-z]{2,}ed$/.test(verb) || IRREGULAR_PAST.has(verb);
+  return (/[a-z]{2,}ed$/.test(verb) && !NOT_PAST_ED.has(verb)) || IRREGULAR_PAST.has(verb);
 }
 
 function readSituations(text: string): { events: string[]; circumstances: string[] } {
@@ -172,7 +177,8 @@ function readSituations(text: string): { events: string[]; circumstances: string
       part = part.replace(/^[A-Z][a-z]+:\s*/, '').replace(LEADING_FILLER, '').replace(/["()[\]*]/g, '').trim();
       const words = part.split(' ').length;
       if (words < 3 || words > 16 || !SUBJECT.test(part) || QUESTION_START.test(part) || BARE.has(part)) continue;
-      if (FEELING_CLAUSE.test(part) || (/^(?:I'm|I am|I've been|we're)\b/i.test(part) && readFeelings(part).length > 0)) continue; // a feeling, not a situation
+      // A feeling ("I'm so scared this ...") is not a situation; "I'm tired of pretending ..." is.
+      if (FEELING_CLAUSE.test(part) || (/^(?:I'm|I am|I've been|we're)\b/i.test(part) && readFeelings(part).length > 0 && !/\bof\b/i.test(part))) continue;
       if (SELF_JUDGEMENT.test(part)) continue; // Catalyst works with these in the person's own words
       if (/\byou\b/i.test(part)) continue; // addressed to the companions, not about them
       const clause = flipPronouns(part.replace(/\bI_and_my_([\w-]+)/g, 'I and my $1'));
@@ -270,6 +276,14 @@ function readNames(text: string, tasks: Task[], speaker: string): string[] {
   return [...names];
 }
 
+const POSITIVE_WORDS = /\b(?:good|great|amazing|better|helped|helps|happy|glad|proud|nice|lovely|excited|thanks|thank you|awesome|wonderful|fun|enjoyed|relieved|grateful)\b/i;
+const NEGATIVE_WORDS = /\b(?:not|no|never|n't|but|bad|worse|worst|hard|awful|terrible|hate|miss|can't|cannot)\b|n't\b/i;
+
+function isPositive(text: string, feelings: Feeling[]): boolean {
+  if (feelings.some((f) => f.family !== 'positive')) return false;
+  return feelings.length > 0 || (POSITIVE_WORDS.test(text) && !NEGATIVE_WORDS.test(text));
+}
+
 /** Read one message. `speaker` is the human's display name (owner of "I'll ..."). */
 export function readMessage(raw: string, speaker: string): Reading {
   const text = normalise(raw);
@@ -292,8 +306,10 @@ export function readMessage(raw: string, speaker: string): Reading {
   }
   const dates = [...new Set([...text.matchAll(new RegExp(DUE_RE.source, 'gi'))].map((m) => m[0]))];
 
+  const feelings = readFeelings(text);
   return {
-    feelings: readFeelings(text),
+    feelings,
+    positive: isPositive(text, feelings),
     events,
     circumstances,
     people: readPeople(text),
