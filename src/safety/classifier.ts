@@ -1,0 +1,155 @@
+// The rule-based crisis classifier. For each language: normalise the text, set quotations
+// aside (src/safety/quotes.ts), run every pattern over the writer's own words, and keep a match
+// unless its sentence or clause cancels it:
+//
+//   not-a-minor       the pattern only counts for minors and the writer did not say they are one
+//   media             the sentence is about a book, film, song, game or news report
+//   information       a topic pattern in a research, prevention or how-to sentence
+//   not-first-person  the pattern needs the writer as subject and the sentence has none
+//   negated           the clause before the match ends in a governing negation ("I'm not ...")
+//   past              the clause speaks of the past ("used to", "years ago") and nothing marks it current
+//   accident          self-injury by accident ("cut myself shaving")
+//   play              rough play ("hits me with a pillow")
+//   hyperbole         a joke marker and/or an if-clause, or a trivial cause, as the pattern allows
+//
+// One surviving match makes the message `crisis`. Every match, kept or cancelled, is reported so
+// `mascot safety classify --explain` can show why.
+import { english } from './patterns/en.ts';
+import type { CrisisCategory, CrisisPattern, Language } from './language.ts';
+import { normalizeText } from './normalize.ts';
+import { splitQuotations, type QuoteVoice } from './quotes.ts';
+
+export type SuppressionReason = 'not-a-minor' | 'media' | 'information' | 'not-first-person' | 'negated' | 'past' | 'accident' | 'play' | 'hyperbole';
+
+export interface PatternMatch {
+  patternId: string;
+  category: CrisisCategory;
+  /** The matched words, normalised. */
+  excerpt: string;
+  /** Whose words: the writer's, a quotation of the writer, or a quotation of someone close. */
+  voice: Exclude<QuoteVoice, 'other'> | 'own';
+  language: string;
+  /** Why the match was cancelled; absent for matches that count. */
+  suppressedBy?: SuppressionReason;
+}
+
+export interface RuleVerdict {
+  label: 'crisis' | 'ok';
+  category?: CrisisCategory;
+  /** Matches that count, in pattern order. */
+  hits: PatternMatch[];
+  /** Matches that were cancelled, with the reason. */
+  suppressed: PatternMatch[];
+}
+
+/**
+ * Longest text examined. A longer message is read as its first 24,000 and last 8,000 characters,
+ * so a crisis statement at the end of a long message is still seen.
+ */
+export const MAX_CLASSIFIED_CHARS = 32_000;
+
+interface Span {
+  start: number;
+  end: number;
+}
+
+/** Sentence spans: text between ., !, ? (followed by space or end) and line breaks. */
+function sentenceSpans(text: string): Span[] {
+  const spans: Span[] = [];
+  let start = 0;
+  for (const m of text.matchAll(/[.!?]+(?=\s|$)|\n+/g)) {
+    const end = m.index + m[0].length;
+    if (end > start) spans.push({ start, end });
+    start = end;
+  }
+  if (start < text.length) spans.push({ start, end: text.length });
+  return spans;
+}
+
+export class CrisisRules {
+  private readonly clauseSplitters: Map<string, RegExp>;
+
+  constructor(readonly languages: readonly Language[] = [english]) {
+    if (languages.length === 0) throw new Error('crisis rules need at least one language');
+    this.clauseSplitters = new Map(languages.map((l) => [l.code, new RegExp(l.clauseBoundary.source, 'g')]));
+  }
+
+  classify(raw: string): RuleVerdict {
+    const text = raw.length > MAX_CLASSIFIED_CHARS ? `${raw.slice(0, 24_000)}\n${raw.slice(-8_000)}` : raw;
+    const matches: PatternMatch[] = [];
+    for (const language of this.languages) {
+      const normalised = normalizeText(text, language.rewrites);
+      const minorSaid = language.frames.minor.test(normalised);
+      const { own, quotations } = splitQuotations(normalised, language.quotes);
+      this.scan(language, own, 'own', minorSaid, matches);
+      for (const q of quotations) if (q.voice !== 'other') this.scan(language, q.text, q.voice, minorSaid, matches);
+    }
+    const hits = matches.filter((m) => !m.suppressedBy);
+    const suppressed = matches.filter((m) => m.suppressedBy);
+    if (hits.length === 0) return { label: 'ok', hits, suppressed };
+    return { label: 'crisis', category: hits[0]!.category, hits, suppressed };
+  }
+
+  private scan(language: Language, text: string, voice: PatternMatch['voice'], minorSaid: boolean, out: PatternMatch[]): void {
+    const sentences = sentenceSpans(text);
+    for (const pattern of language.patterns) {
+      for (const m of text.matchAll(pattern.re)) {
+        if (m[0].length === 0) continue;
+        const sentence = sentences.find((s) => m.index >= s.start && m.index < s.end) ?? { start: 0, end: text.length };
+        const reason = this.suppression(language, pattern, text, sentence, m.index, m.index + m[0].length, minorSaid);
+        out.push({
+          patternId: pattern.id,
+          // Someone close to the writer wrote the quoted words: their danger, reported by the writer.
+          category: voice === 'close' ? 'third-party' : pattern.category,
+          excerpt: m[0],
+          voice,
+          language: language.code,
+          ...(reason ? { suppressedBy: reason } : {}),
+        });
+      }
+    }
+  }
+
+  private suppression(language: Language, pattern: CrisisPattern, text: string, sentence: Span, start: number, end: number, minorSaid: boolean): SuppressionReason | undefined {
+    const f = language.frames;
+    const sentenceText = text.slice(sentence.start, sentence.end);
+    const clause = this.clauseAround(language, sentenceText, start - sentence.start, end - sentence.start);
+    const before = sentenceText.slice(clause.start, start - sentence.start);
+    const clauseText = sentenceText.slice(clause.start, clause.end);
+
+    if (pattern.minor && !minorSaid) return 'not-a-minor';
+    if (f.media.test(sentenceText)) return 'media';
+    if (pattern.topic && f.information.test(sentenceText)) return 'information';
+    if (pattern.firstPerson && !f.firstPerson.test(sentenceText) && !f.implicitSubject.test(sentenceText)) return 'not-first-person';
+    if (pattern.negatable && language.negationBefore.test(before)) return 'negated';
+    if (pattern.timely && f.past.test(clauseText) && !f.present.test(clauseText)) return 'past';
+    if (pattern.accidents && f.accident.test(sentenceText)) return 'accident';
+    if (pattern.play && f.play.test(sentenceText)) return 'play';
+    if (pattern.hyperbole) {
+      const joke = f.joke.test(sentenceText);
+      const conditional = f.conditional.test(sentenceText);
+      const hyperbole =
+        pattern.hyperbole === 'joke-and-conditional' ? joke && conditional : pattern.hyperbole === 'joke-or-conditional' ? joke || conditional : f.trivial.test(sentenceText);
+      if (hyperbole) return 'hyperbole';
+    }
+    return undefined;
+  }
+
+  /**
+   * The clause of a sentence holding a match: from the clause boundary before the match start to
+   * the first boundary at or after the match end (a match may itself span a comma).
+   */
+  private clauseAround(language: Language, sentence: string, start: number, end: number): Span {
+    let clauseStart = 0;
+    let clauseEnd = sentence.length;
+    for (const b of sentence.matchAll(this.clauseSplitters.get(language.code)!)) {
+      const bEnd = b.index + b[0].length;
+      if (bEnd <= start) clauseStart = bEnd;
+      else if (b.index >= end) {
+        clauseEnd = b.index;
+        break;
+      }
+    }
+    return { start: clauseStart, end: clauseEnd };
+  }
+}

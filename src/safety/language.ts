@@ -1,0 +1,98 @@
+// What one language contributes to crisis detection: rewrites to a canonical spelling, the crisis
+// patterns, and the frames that cancel a pattern (negation, the past, fiction and news, jokes).
+// The classifier is language-independent; adding a language means writing one of these.
+import type { Rewrite } from './normalize.ts';
+
+export const CRISIS_CATEGORIES = ['suicide', 'self-harm', 'harm-others', 'abuse', 'third-party'] as const;
+export type CrisisCategory = (typeof CRISIS_CATEGORIES)[number];
+
+/** How a pattern can be cancelled by a joking or exaggerating sentence. */
+export type HyperboleRule =
+  /** Only when a joke marker and a conditional come together ("...if I hear that song again lol"). */
+  | 'joke-and-conditional'
+  /** By a joke marker or by a conditional ("I'll kill my brother if he eats my fries"). */
+  | 'joke-or-conditional'
+  /** By a trivial cause ("so embarrassed I want to die"); a joke marker alone does not cancel it. */
+  | 'trivial-cause';
+
+export interface CrisisPattern {
+  /** Stable id, shown in logs and in `mascot safety classify --explain`. */
+  id: string;
+  category: CrisisCategory;
+  /** What it recognises, in one line (printed by `mascot safety patterns`). */
+  note: string;
+  /** Global regular expression over normalised text. Bounded repetition only (no catastrophic backtracking). */
+  re: RegExp;
+  /** A negation just before it cancels it ("I'm not suicidal", "I would never kill myself"). */
+  negatable?: boolean;
+  /** Talk about the past cancels it unless something marks it as current ("used to", "years ago"). */
+  timely?: boolean;
+  /** Names a subject rather than an act: research, news or how-to talk cancels it. */
+  topic?: boolean;
+  /** Needs a first-person sentence ("I", "my", or a sentence starting with the verb). */
+  firstPerson?: boolean;
+  hyperbole?: HyperboleRule;
+  /** Accidents cancel it ("cut myself shaving"). */
+  accidents?: boolean;
+  /** Play cancels it ("my brother hits me with a pillow"). */
+  play?: boolean;
+  /** Only counts when the writer says they are a minor (grooming). */
+  minor?: boolean;
+  /** A message the pattern must flag; checked by the test suite. */
+  example: string;
+}
+
+export interface LanguageFrames {
+  /** Fiction, songs, games and news reports: what is described is not the writer's situation. */
+  media: RegExp;
+  /** Research, prevention, how-to questions: cancels `topic` patterns. */
+  information: RegExp;
+  past: RegExp;
+  /** Marks a past-sounding clause as current ("again", "still", "tonight"). */
+  present: RegExp;
+  accident: RegExp;
+  play: RegExp;
+  joke: RegExp;
+  conditional: RegExp;
+  trivial: RegExp;
+  minor: RegExp;
+  firstPerson: RegExp;
+  /** A sentence that starts with its verb has an implicit first-person subject ("Feeling suicidal tonight"). */
+  implicitSubject: RegExp;
+}
+
+export interface Language {
+  code: string;
+  name: string;
+  rewrites: readonly Rewrite[];
+  patterns: readonly CrisisPattern[];
+  /** Tested against the clause text before a match: does it end in a negation that governs the match? */
+  negationBefore: RegExp;
+  /** Splits a sentence into clauses (negation and tense do not cross these). */
+  clauseBoundary: RegExp;
+  frames: LanguageFrames;
+  quotes: {
+    /** Text before a quotation saying the writer said it ("I told her", "I keep telling myself"). */
+    self: RegExp;
+    /** Text before a quotation saying someone close to the writer said it ("my friend texted me"). */
+    close: RegExp;
+  };
+  /** Words that make a message worth a second look by the model-backed check. */
+  watchWords: RegExp;
+}
+
+/**
+ * Build a global, case-sensitive RegExp from a template whose `{name}` parts are replaced by the
+ * given fragments (each wrapped in a non-capturing group), so shared vocabulary is written once.
+ */
+export function template(fragments: Record<string, string>): (source: string, flags?: string) => RegExp {
+  return (source, flags = 'g') =>
+    new RegExp(
+      source.replace(/\{([a-zA-Z]+)\}/g, (_, name: string) => {
+        const fragment = fragments[name];
+        if (fragment === undefined) throw new Error(`unknown pattern fragment {${name}}`);
+        return `(?:${fragment})`;
+      }),
+      flags,
+    );
+}
