@@ -1,6 +1,7 @@
 // Wires the parts together from configuration: packs, database, generator, policies, engine.
 // Every entry point (console, Discord, Slack, evaluation) builds on this.
 import type { Config } from './config.ts';
+import { attachLearnedDirectors } from './director/learned.ts';
 import { builtinPolicies } from './director/registry.ts';
 import type { Logger } from './log.ts';
 import { loadPacks, PERSONAS_DIR } from './persona/loader.ts';
@@ -71,6 +72,7 @@ export function createRuntime(config: Config, log: Logger, overrides: RuntimeOve
     ...overrides.engine,
   });
   fidelity.attach(engine, db);
+  const learned = attachLearnedDirectors(config, { db, packs, policies: engine.policies, log });
   log.info({ generator: generator.name, packs: [...packs.keys()], db: config.MASCOT_DB, rewardModels: fidelity.models?.packs ?? [] }, 'runtime ready');
   return {
     config,
@@ -83,6 +85,7 @@ export function createRuntime(config: Config, log: Logger, overrides: RuntimeOve
     close() {
       engine.cancelAll('shutdown');
       void fidelity.close();
+      void learned.stop();
       db.close();
     },
   };
