@@ -129,6 +129,21 @@ describe('Slack, one app posting each persona with its name and icon (chat:write
     expect(history.map((h) => h.actor)).toEqual([expect.stringContaining('slack:U0ADMIN01'), expect.stringContaining('slack:U0LEE0001')]);
   });
 
+  it('rates the last round of the newest thread, and pause stops the channel', async () => {
+    const { ts } = await bed.fake.say(bed.dana.id, MEET, 'Can we agree the agenda for Thursday?');
+    await bed.quiet();
+    const rated = await (await bed.fake.slash(bed.dana.id, MEET, 'feedback 4 "the skeptic\'s question helped"')).reply;
+    expect(rated.text).toMatch(/4\/5/);
+    const row = bed.runtime.db.prepare("SELECT channel_key AS channelKey, value, note, message_id AS messageId FROM feedback WHERE user_id = ? AND kind = 'rating'").get(bed.dana.id);
+    expect(row).toEqual({ channelKey: `slack:${MEET}:${ts}`, value: 4, note: "the skeptic's question helped", messageId: bed.fake.botPosts(MEET, ts).at(-1)!.ts });
+
+    await (await bed.fake.slash(bed.admin.id, MEET, 'pause')).reply;
+    const paused = await bed.fake.say(bed.dana.id, MEET, 'Anyone there?');
+    await bed.quiet();
+    expect(bed.fake.botPosts(MEET, paused.ts)).toEqual([]);
+    await (await bed.fake.slash(bed.admin.id, MEET, 'resume')).reply;
+  });
+
   it('says what is accepted when an argument is wrong', async () => {
     const value = await (await bed.fake.slash(bed.admin.id, MEET, 'persona set skeptic talkativeness loud')).reply;
     expect(value.text).toMatch(/number/);

@@ -31,14 +31,31 @@ export interface CommandDeps {
 
 export const RECAP_USAGE = '`recap [thread link]`: post the recap of a meeting thread (summary, decisions, action items) in that thread';
 
-/** What the verb core needs to know about the person and the place. */
+/** The newest thread conversation in a channel that the companions took part in (or saw), if any. */
+export function latestThread(runtime: Runtime, channel: string): string | undefined {
+  const prefix = channelKeyOf('slack', threadConversationId(channel, ''));
+  const key = runtime.store.safely('latest thread', () =>
+    runtime.db
+      .prepare("SELECT channel_key FROM messages WHERE channel_key LIKE ? ESCAPE '\\' ORDER BY at DESC, id DESC LIMIT 1")
+      .pluck()
+      .get(`${prefix.replace(/[\\%_]/g, '\\$&')}%`),
+  ) as string | undefined;
+  return key?.slice(prefix.length);
+}
+
+/**
+ * What the verb core needs to know about the person and the place. Slack runs slash commands only
+ * in channels, not threads, so "this conversation" (the last round to rate, the round to stop) is
+ * the channel's newest thread, while settings are the channel's.
+ */
 export async function mascotContext(deps: CommandDeps, cmd: Pick<SlashCommand, 'user_id' | 'user_name' | 'channel_id' | 'team_id'>): Promise<MascotContext> {
   const person = await deps.directory.person(cmd.user_id);
   const direct = cmd.channel_id.startsWith('D');
+  const thread = direct ? undefined : latestThread(deps.runtime, cmd.channel_id);
   return {
     engine: deps.runtime.engine,
     platform: 'slack',
-    channelId: cmd.channel_id,
+    ...(thread ? { channelId: threadConversationId(cmd.channel_id, thread), parentChannelId: cmd.channel_id } : { channelId: cmd.channel_id }),
     ...(cmd.team_id && !direct ? { spaceId: cmd.team_id } : {}),
     user: { id: cmd.user_id, name: person.known ? person.name : (cmd.user_name ?? cmd.user_id), isModerator: person.isAdmin },
     moderators: { userIds: deps.moderatorIds, roleIds: [] },
@@ -62,15 +79,9 @@ export function recapTarget(deps: CommandDeps, channel: string, arg: string): { 
     if (/^\d{10}\.\d{6}$/.test(word)) return { threadTs: word };
     return { problem: `"${word}" is not a thread link. Accepted: the link of the thread's first message (More actions > Copy link), or nothing for the latest thread here.` };
   }
-  const prefix = channelKeyOf('slack', threadConversationId(channel, ''));
-  const latest = deps.runtime.store.safely('latest thread', () =>
-    deps.runtime.db
-      .prepare("SELECT channel_key FROM messages WHERE channel_key LIKE ? ESCAPE '\\' ORDER BY at DESC, id DESC LIMIT 1")
-      .pluck()
-      .get(`${prefix.replace(/[\\%_]/g, '\\$&')}%`),
-  ) as string | undefined;
+  const latest = latestThread(deps.runtime, channel);
   if (!latest) return { problem: 'No meeting thread with the companions here yet. Give the thread\'s link: `/mascot recap <link>` (More actions > Copy link on its first message).' };
-  return { threadTs: latest.slice(prefix.length) };
+  return { threadTs: latest };
 }
 
 /** Post a recap and say where, for the person who asked. */
