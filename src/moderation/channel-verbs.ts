@@ -72,15 +72,18 @@ const channelOff: MascotVerb = {
   },
 };
 
+/** Packs a channel here may use: those the platform offers, among those loaded. */
+const offeredPacks = (ctx: MascotContext): string[] => [...ctx.engine.packs.keys()].filter((id) => !ctx.packs || ctx.packs.includes(id));
+
 const channelPack: MascotVerb = {
   name: 'channel pack',
   summary: 'choose the persona pack of this channel',
   audience: 'moderator',
-  args: [{ name: 'pack', description: 'persona pack', type: 'string', required: true, complete: (ctx, partial) => nameChoices(ctx.engine.packs.keys(), partial) }],
+  args: [{ name: 'pack', description: 'persona pack', type: 'string', required: true, complete: (ctx, partial) => nameChoices(offeredPacks(ctx), partial) }],
   run(ctx, args) {
     const id = String(args.pack).toLowerCase();
-    const pack = ctx.engine.packs.get(id);
-    if (!pack) return invalid(`pack "${String(args.pack)}" is not loaded. Accepted: ${[...ctx.engine.packs.keys()].join(', ')}.`);
+    const pack = offeredPacks(ctx).includes(id) ? ctx.engine.packs.get(id) : undefined;
+    if (!pack) return invalid(`pack "${String(args.pack)}" is not available here. Accepted: ${offeredPacks(ctx).join(', ')}.`);
     const changed = setSetting(ctx, 'pack', id);
     if (changed) stopRound(ctx, 'pack changed');
     return ok(changed ? `This channel now uses the ${pack.name} pack (${pack.personas.map((p) => p.displayName).join(', ')}).` : `This channel already uses the ${pack.name} pack.`);

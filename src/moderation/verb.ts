@@ -31,6 +31,8 @@ export interface MascotContext {
   spaceId?: string;
   user: MascotUser;
   moderators?: ModeratorList;
+  /** Packs this platform offers (a channel may choose only these); all loaded packs when absent. */
+  packs?: readonly string[];
   /** How each persona is present on this platform (e.g. "connected as @Anchor", "webhook"). */
   identityOf?: (persona: Persona) => string;
 }

@@ -3,6 +3,7 @@
 import type { Runtime } from '../runtime.ts';
 import type { Platform } from './platform.ts';
 import { slackStarter } from './slack/starter.ts';
+import { discordStarter } from './discord/starter.ts';
 
 export interface PlatformStarter {
   name: string;
@@ -13,4 +14,4 @@ export interface PlatformStarter {
 }
 
 /** Adapters register here (one line each). */
-export const starters: PlatformStarter[] = [slackStarter];
+export const starters: PlatformStarter[] = [slackStarter, discordStarter];
