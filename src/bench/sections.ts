@@ -1,5 +1,6 @@
 // Sections of `npm run bench`, in the order they run. Each module adds its own line.
 import { coreBench } from './core.ts';
 import type { BenchSection } from './section.ts';
+import { recapBench } from '../meeting/bench.ts';
 
-export const sections: BenchSection[] = [coreBench];
+export const sections: BenchSection[] = [coreBench, recapBench];
