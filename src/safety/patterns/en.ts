@@ -11,7 +11,7 @@ import { template, type CrisisPattern, type Language } from '../language.ts';
 const t = template({
   self: String.raw`myself|my own self`,
   // Verbs that put an act in the writer's intention or thoughts, before an infinitive or -ing form.
-  intent: String.raw`(?:want|wanted|wanting|need|needing|going|plan|planning|planned|ready|about|try|trying|tried|decided|deciding|tempted|intend|intending|wish|wishing|urge|urges|choose|choosing|gotta|got|have|has)\s+to|(?:think|thinking|thought|thoughts|dream|dreaming|fantasi[sz]e|fantasi[sz]ing|obsess|obsessing|obsessed)\s+(?:about|of)|i'll|i\s+will|i'm|i'd|will|keep|kept|could\s+(?:actually|really|seriously|easily|just)|might\s+(?:actually|really|just)|should|afraid\s+i'll|scared\s+i'll|afraid\s+i\s+(?:will|might)|scared\s+i\s+(?:will|might)|easy\s+to|urge\s+to|picture|imagine|imagining|picturing|considering|contemplating|when\s+i|before\s+i|night\s+i|day\s+i|time\s+i`,
+  intent: String.raw`(?:plan|plans|planning|planned|figured\s+out|thinking\s+about|thought\s+about|know|knowing)\s+how\s+to|plan\s+is\s+to|(?:want|wanted|wanting|need|needing|going|plan|planning|planned|ready|about|try|trying|tried|decided|deciding|tempted|intend|intending|wish|wishing|urge|urges|choose|choosing|gotta|got|have|has)\s+to|(?:think|thinking|thought|thoughts|dream|dreaming|fantasi[sz]e|fantasi[sz]ing|obsess|obsessing|obsessed)\s+(?:about|of)|i'll|i\s+will|i'm|i'd|will|keep|kept|could\s+(?:actually|really|seriously|easily|just)|might\s+(?:actually|really|just)|should|afraid\s+i'll|scared\s+i'll|afraid\s+i\s+(?:will|might)|scared\s+i\s+(?:will|might)|easy\s+to|urge\s+to|picture|imagine|imagining|picturing|considering|contemplating|when\s+i|before\s+i|night\s+i|day\s+i|time\s+i`,
   // People close to the writer, whose danger the writer is telling us about.
   close: String.raw`my\s+(?:best\s+|closest\s+|little\s+|big\s+|older\s+|younger\s+|twin\s+)?(?:friend|bff|buddy|mate|sister|brother|sibling|son|daughter|kid|child|teen|teenager|mom|mum|mother|dad|father|parent|partner|husband|wife|boyfriend|girlfriend|fiance|fiancee|roommate|flatmate|housemate|cousin|niece|nephew|aunt|uncle|grandma|grandpa|grandmother|grandfather|classmate|coworker|colleague|student|stepson|stepdaughter|ex)(?:'s\s+(?:son|daughter|kid|brother|sister))?`,
   // Whoever may be hurting the writer.
@@ -95,7 +95,7 @@ const patterns: CrisisPattern[] = [
     id: 'suicide.be-dead',
     category: 'suicide',
     note: 'wanting or wishing to be dead, or to never have been born',
-    re: /\b(?:want|wish|wished|wishing|hope|rather|prefer|need)\s+(?:\w+\s+){0,2}?(?:be|being|was|were)\s+dead\b|\b(?:wish|wished)\s+i\s+(?:had|'d)\s+never\s+been\s+born\b|\bbetter\s+off\s+dead\b/g,
+    re: /\b(?:want|wish|wished|wishing|hope|rather|prefer|need)\s+(?:\w+\s+){0,2}?(?:be|being|was|were)\s+dead\b|\b(?:wish|wished)\s+i\s+(?:had|'d)\s+never\s+been\s+born\b|\bbetter\s+off\s+dead\b|\b(?:peaceful|nice|easier|better|good|a\s+relief|relief)\s+(?:\w+\s+){0,3}?to\s+(?:be\s+dead|die)\b|\bfantasi[sz](?:e|es|ed|ing)\s+about\s+(?:my\s+own\s+|my\s+)?(?:funeral|death|dying|being\s+dead)\b/g,
     negatable: true,
     timely: true,
     firstPerson: true,
@@ -133,7 +133,7 @@ const patterns: CrisisPattern[] = [
     id: 'suicide.no-reason-to-live',
     category: 'suicide',
     note: 'no reason or point to live, nothing to live for, life not worth living',
-    re: /\b(?:no|zero)\s+(?:reason|point|purpose|will)\s+(?:left\s+)?(?:for\s+me\s+)?(?:to|in|for)\s+(?:live|living|being\s+alive|stay(?:ing)?\s+alive|go(?:ing)?\s+on|keep(?:ing)?\s+(?:going|living)|exist(?:ing)?|life|wak(?:e|ing)\s+up)\b|\bnothing\s+(?:left\s+)?to\s+live\s+for\b|\bwhy\s+(?:bother|should\s+i|even|keep|would\s+i)\s+(?:\w+\s+){0,2}?(?:staying\s+alive|stay\s+alive|living|live|going\s+on|wak(?:e|ing)\s+up|be\s+alive|being\s+alive)\b|\bpoint\s+(?:of|in)\s+(?:living|being\s+alive|life|staying\s+alive|going\s+on|existing)\b|\b(?:life|living|my\s+life)\s+(?:is\s+|'s\s+)?(?:not|isn't|no\s+longer|ain't)\s+worth\s+(?:it|living|continuing|the\s+(?:pain|effort|struggle))\b|\bnot\s+worth\s+living\b/g,
+    re: /\b(?:no|zero|(?:don't|can't|doesn't|couldn't)\s+(?:see|have|find|know)\s+(?:a|any))\s+(?:reason|point|purpose|will)\s+(?:left\s+)?(?:for\s+me\s+)?(?:to|in|for)\s+(?:live|living|being\s+alive|stay(?:ing)?\s+alive|go(?:ing)?\s+on|keep(?:ing)?\s+(?:going|living)|exist(?:ing)?|life|wak(?:e|ing)\s+up)\b|\bnothing\s+(?:left\s+)?to\s+live\s+for\b|\bwhy\s+(?:bother|should\s+i|even|keep|would\s+i)\s+(?:\w+\s+){0,2}?(?:staying\s+alive|stay\s+alive|living|live|going\s+on|wak(?:e|ing)\s+up|be\s+alive|being\s+alive)\b|\bpoint\s+(?:of|in)\s+(?:living|being\s+alive|life|staying\s+alive|going\s+on|existing)\b|\b(?:life|living|my\s+life)\s+(?:is\s+|'s\s+)?(?:not|isn't|no\s+longer|ain't)\s+worth\s+(?:it|living|continuing|the\s+(?:pain|effort|struggle))\b|\bnot\s+worth\s+living\b/g,
     timely: true,
     example: 'I have nothing left to live for',
   },
@@ -209,6 +209,17 @@ const patterns: CrisisPattern[] = [
     timely: true,
     hyperbole: 'joke-and-conditional',
     example: "I'm going to jump off a bridge",
+  },
+  {
+    id: 'suicide.going-to-jump',
+    category: 'suicide',
+    note: 'about to jump, with no place named',
+    re: /\b(?:so\s+i\s+can|i'm\s+going\s+to|going\s+to|i'll|i\s+will|about\s+to|ready\s+to|want\s+to|i'm\s+gonna)\s+jump\b(?=\s*(?:[.!?,]|$|\s+(?:tonight|now|today|off|from|right\s+now)\b))/g,
+    negatable: true,
+    timely: true,
+    firstPerson: true,
+    hyperbole: 'joke-and-conditional',
+    example: "I'm going to jump",
   },
   {
     id: 'suicide.at-the-edge',
@@ -391,7 +402,7 @@ const patterns: CrisisPattern[] = [
     id: 'self-harm.urge',
     category: 'self-harm',
     note: 'an urge or need to cut, burn or hurt, or deserving to hurt',
-    re: /\b(?:urges?|want|wanting|need|craving|tempted|itching|dying)\s+to\s+(?:cut|burn|harm|bleed)\b(?=\s*(?:[.!?,;]|$|\s+(?:so|really|again|tonight|right\s+now|now|badly|bad|deeper|myself|until|till|is|was|gets|keeps|and)\b))|\b(?:keep|kept)\s+wanting\s+to\s+(?:cut|burn)\b|\bdeserve\s+to\s+(?:hurt|suffer|bleed|be\s+hurt|feel\s+pain)\b/g,
+    re: /\b(?:urges?|want|wanting|need|craving|tempted|itching|dying)\s+to\s+(?:cut|burn|harm|bleed|self-harm)\b(?=\s*(?:[.!?,;]|$|\s+(?:so|really|again|tonight|right\s+now|now|badly|bad|deeper|myself|until|till|is|was|gets|keeps|and)\b))|\b(?:keep|kept)\s+wanting\s+to\s+(?:cut|burn)\b|\bdeserve\s+to\s+(?:hurt|suffer|bleed|be\s+hurt|feel\s+pain)\b/g,
     negatable: true,
     timely: true,
     example: 'the urge to cut is so strong',
@@ -622,7 +633,7 @@ export const english: Language = {
       /\b(?:accident(?:al(?:ly)?)?|by\s+mistake|on\s+accident|shaving|cooking|chopping|cutting\s+(?:vegetables|onions|bread|meat)|in\s+the\s+kitchen|stove|oven|iron|gym|workout|working\s+out|lifting|training|practice|hiking|skiing|snowboarding|skating|biking|cycling|football|soccer|basketball|rugby|fell|slipped|tripped|on\s+the\s+ice|paper\s+cut|fork|lmao)\b/,
     play: /\b(?:pillows?|snowballs?|water\s+guns?|nerf|toys?|tickl\w*|wrestl\w*|play\s*fight\w*|when\s+we\s+play|play(?:ing)?\s+(?:a\s+)?games?|when\s+(?:he|she|they)\s+(?:loses?|lost)|at\s+(?:games?|chess|cards)|in\s+(?:the\s+)?game|lol|lmao|haha\w*|jk)\b/,
     joke: /(?:\b(?:lol|lmao|lmfao|rofl|haha\w*|hehe\w*|jk|j\/k|just\s+kidding|kidding|xd)\b|\/s\b|\u{1F602}|\u{1F923}|\u{1F606}|\u{1F605}|\u{1F61C}|\u{1F92A})/u,
-    conditional: /\b(?:if|unless|when)\s+(?:i|he|she|they|my|this|that|the|someone|anyone|you)\b/,
+    conditional: /\b(?:if|unless)\s+(?:i|he|she|they|my|this|that|the|someone|anyone|you)\b/,
     trivial:
       /\bso\s+(?:embarrass\w*|full|stuffed|bored|boring|hungry|cringe\w*|awkward|hot|sweaty|hungover|jealous|tired\s+of\s+this\s+(?:song|show|game|class|weather))\b|\b(?:of|from)\s+(?:embarrassment|boredom|cringe|laughter|laughing)\b/,
     minor: /\b(?:i'm|i\s+am|im|i'm\s+only|only)\s+(?:only\s+)?(?:1[0-7]|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen)\b|\b1[0-7]\s*(?:yo|y\/o|years?\s+old)\b|\b(?:i'm|i\s+am)\s+(?:a\s+)?(?:minor|kid|child|underage)\b/,
@@ -632,7 +643,7 @@ export const english: Language = {
   },
   quotes: {
     self: /\b(?:i|i've|i'd|i'll|i\s+just|i\s+even|i\s+finally)\s+(?:\w+\s+){0,2}?(?:said|say|told|tell|wrote|write|texted|text|typed|posted|messaged|screamed|yelled|whispered|keep\s+telling\s+myself|keep\s+thinking|thought|think)\b[^"]{0,40}$/,
-    close: /\b(?:my\s+(?:best\s+)?(?:friend|bff|sister|brother|son|daughter|kid|child|mom|mum|mother|dad|father|partner|husband|wife|boyfriend|girlfriend|roommate|cousin|classmate|student)|(?:he|she|they))\s+(?:\w+\s+){0,2}?(?:said|says|told\s+me|texted(?:\s+me)?|wrote(?:\s+to\s+me)?|messaged(?:\s+me)?|posted|sent\s+(?:me\s+)?(?:this|a\s+(?:text|message)))\b[^"]{0,40}$/,
+    close: /\b(?:my\s+(?:best\s+)?(?:friend|bff|sister|brother|son|daughter|kid|child|mom|mum|mother|dad|father|partner|husband|wife|boyfriend|girlfriend|roommate|cousin|classmate|student))\s+(?:\w+\s+){0,2}?(?:said|says|told\s+me|texted(?:\s+me)?|wrote(?:\s+to\s+me)?|messaged(?:\s+me)?|posted|sent\s+(?:me\s+)?(?:this|a\s+(?:text|message)))\b[^"]{0,40}$/,
   },
   watchWords:
     /\b(?:die|dying|dead|death|kill\w*|suicid\w*|hurt\w*|harm\w*|cut|cuts|cutting|pills?|overdos\w*|gun|knife|blade|rope|bridge|jump\w*|hits?|hitting|beat\w*|abus\w*|rap(?:e|ed|ing)|assault\w*|touch\w*|threat\w*|unsafe|safe|scared|afraid|end\s+it|gone|goodbye|bye|burden|disappear\w*|exist\w*|alive|live|living|wake\s+up|hopeless|worthless|pointless|no\s+point|give\s+up|giving\s+up|nudes?)\b/,
