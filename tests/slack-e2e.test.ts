@@ -115,7 +115,7 @@ describe('Slack, one app posting each persona with its name and icon (chat:write
     expect(member.status).toBe(200);
     const refused = await member.reply;
     expect(refused.response_type).toBe('ephemeral');
-    expect(refused.text).toMatch(/moderator/i);
+    expect(refused.text).toBe('`persona set` is for moderators: workspace admins and owners, and people the operator listed.');
     expect(bed.runtime.store.personaOverrides('meeting', 'skeptic', scope)).toEqual({});
 
     const admin = await (await bed.fake.slash(bed.admin.id, MEET, 'persona set skeptic talkativeness 0.9')).reply;
@@ -153,6 +153,8 @@ describe('Slack, one app posting each persona with its name and icon (chat:write
     expect(verb.text).toMatch(/not a command/);
     const help = await (await bed.fake.slash(bed.dana.id, MEET, '')).reply;
     expect(help.text).toMatch(/recap \[thread link\]/);
+    const personas = await (await bed.fake.slash(bed.admin.id, MEET, 'personas')).reply;
+    expect(personas.text).toContain(`the <@${bed.director.userId}> app, posting as Skeptic`);
   });
 
   it('posts a recap that names the decisions and action items of the thread, as the scribe', async () => {

@@ -32,7 +32,7 @@ const help: MascotVerb = {
     const mod = isModerator(ctx);
     const lines = ['Commands:'];
     for (const v of mascotVerbs.values()) if (mod || v.audience === 'everyone') lines.push(`\`${usageOf(v)}\`: ${v.summary}`);
-    if (!mod) lines.push('Moderators (Manage Server, or a configured moderator role) can also tune personas and channels.');
+    if (!mod) lines.push(`Moderators (${moderatorsAre(ctx)}) can also tune personas and channels.`);
     return ok(lines.join('\n'));
   },
 };
@@ -44,6 +44,8 @@ export function parseModerators(text: string | undefined): ModeratorList {
   const ids = (text ?? '').split(/[\s,]+/).filter(Boolean);
   return { userIds: ids, roleIds: ids };
 }
+
+const moderatorsAre = (ctx: MascotContext) => ctx.moderatorsAre ?? 'people with Manage Server, or with a moderator role the operator configured';
 
 /** The platform says so, or the person or one of their roles is on the configured list. */
 export function isModerator(ctx: MascotContext): boolean {
@@ -61,7 +63,7 @@ export async function runMascotCommand(ctx: MascotContext, verbName: string, raw
     return invalid(`"${verbName}" is not a command. Accepted: ${names.join(', ')}.`);
   }
   if (verb.audience === 'moderator' && !isModerator(ctx))
-    return refused(`\`${verb.name}\` is for moderators: people with Manage Server, or with a moderator role the operator configured.`);
+    return refused(`\`${verb.name}\` is for moderators: ${moderatorsAre(ctx)}.`);
   if (verb.needsServer && !ctx.spaceId) return invalid(`\`${verb.name}\` works in a server channel, not in a direct message.`);
   try {
     return await verb.run(ctx, checkArgs(verb, raw));

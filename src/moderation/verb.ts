@@ -31,6 +31,8 @@ export interface MascotContext {
   spaceId?: string;
   user: MascotUser;
   moderators?: ModeratorList;
+  /** Who moderates here, in the platform's own words (refusals and help say it); Discord's wording when absent. */
+  moderatorsAre?: string;
   /** Packs this platform offers (a channel may choose only these); all loaded packs when absent. */
   packs?: readonly string[];
   /** How each persona is present on this platform (e.g. "connected as @Anchor", "webhook"). */

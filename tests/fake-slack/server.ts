@@ -64,7 +64,6 @@ export interface Delivery {
 export interface SlashReply {
   /** HTTP status of the command request (the acknowledgement). */
   status: number;
-  ackMs: number;
   /** What the app posted to the command's response_url. */
   reply: Promise<{ response_type?: string; text?: string }>;
 }
@@ -282,11 +281,10 @@ export class FakeSlack {
       response_url: `${this.url}/respond/${id}`,
       trigger_id: `${id}.trigger`,
     };
-    const started = Date.now();
     const delivery = this.http
       ? await this.post(new URLSearchParams(fields).toString(), 'application/x-www-form-urlencoded')
       : await this.sendEnvelope('slash_commands', fields);
-    return { status: delivery?.status ?? 200, ackMs: Date.now() - started, reply };
+    return { status: delivery?.status ?? 0, reply };
   }
 
   /** Run a message shortcut on a message (e.g. "Recap this thread" inside a thread). */
@@ -306,9 +304,8 @@ export class FakeSlack {
       message_ts: message.ts,
       is_enterprise_install: false,
     };
-    const started = Date.now();
     const delivery = await this.post(new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), 'application/x-www-form-urlencoded');
-    return { status: delivery.status, ackMs: Date.now() - started, reply };
+    return { status: delivery.status, reply };
   }
 
   /** True while a delivery is on its way to the app. */

@@ -59,6 +59,7 @@ export async function mascotContext(deps: CommandDeps, cmd: Pick<SlashCommand, '
     ...(cmd.team_id && !direct ? { spaceId: cmd.team_id } : {}),
     user: { id: cmd.user_id, name: person.known ? person.name : (cmd.user_name ?? cmd.user_id), isModerator: person.isAdmin },
     moderators: { userIds: deps.moderatorIds, roleIds: [] },
+    moderatorsAre: 'workspace admins and owners, and people the operator listed',
     identityOf: (persona) => deps.identities.describe(persona),
   };
 }
