@@ -123,13 +123,18 @@ export class CrisisRules {
     if (pattern.firstPerson && !f.firstPerson.test(sentenceText) && !f.implicitSubject.test(sentenceText)) return 'not-first-person';
     if (pattern.negatable && language.negationBefore.test(before)) return 'negated';
     if (pattern.timely && f.past.test(clauseText) && !f.present.test(clauseText)) return 'past';
-    if (pattern.accidents && f.accident.test(sentenceText)) return 'accident';
+    if (pattern.accidents && f.accident.test(sentenceText) && !f.deliberate.test(sentenceText)) return 'accident';
     if (pattern.play && f.play.test(sentenceText)) return 'play';
     if (pattern.hyperbole) {
       const joke = f.joke.test(sentenceText);
       const conditional = f.conditional.test(sentenceText);
-      const hyperbole =
-        pattern.hyperbole === 'joke-and-conditional' ? joke && conditional : pattern.hyperbole === 'joke-or-conditional' ? joke || conditional : f.trivial.test(sentenceText);
+      const trivial = f.trivial.test(sentenceText);
+      const hyperbole = {
+        'joke-and-conditional': joke && conditional,
+        'joke-or-conditional': joke || conditional,
+        'trivial-cause': trivial,
+        any: joke || conditional || trivial,
+      }[pattern.hyperbole];
       if (hyperbole) return 'hyperbole';
     }
     return undefined;

@@ -13,7 +13,9 @@ export type HyperboleRule =
   /** By a joke marker or by a conditional ("I'll kill my brother if he eats my fries"). */
   | 'joke-or-conditional'
   /** By a trivial cause ("so embarrassed I want to die"); a joke marker alone does not cancel it. */
-  | 'trivial-cause';
+  | 'trivial-cause'
+  /** By any of them: a joke marker, an if-clause or a trivial cause. */
+  | 'any';
 
 export interface CrisisPattern {
   /** Stable id, shown in logs and in `mascot safety classify --explain`. */
@@ -51,6 +53,8 @@ export interface LanguageFrames {
   /** Marks a past-sounding clause as current ("again", "still", "tonight"). */
   present: RegExp;
   accident: RegExp;
+  /** Marks self-injury as deliberate ("on purpose"): accidents no longer cancel. */
+  deliberate: RegExp;
   play: RegExp;
   joke: RegExp;
   conditional: RegExp;
