@@ -175,6 +175,14 @@ describe('/mascot persona verbs', () => {
     expect((await runMascotCommand(ctx, 'persona reset', { persona: 'catalyst' })).text).toMatch(/back to the file's values/);
     expect(store.personaOverrides('support', 'catalyst', KEY)).toEqual({});
     expect((await runMascotCommand(ctx, 'persona reset', { persona: 'catalyst' })).text).toMatch(/nothing to reset/);
+
+    // A long history shows its newest changes, still numbered by their versions.
+    for (let i = 0; i < 12; i++) await runMascotCommand(ctx, 'persona set', { persona: 'catalyst', field: 'talkativeness', value: String(i / 20) });
+    const total = store.personaHistory('support', 'catalyst', KEY).length;
+    const long = (await runMascotCommand(ctx, 'persona history', { persona: 'catalyst' })).text;
+    expect(long).toContain(`(${total - 15} older changes not shown)`);
+    expect(long).toMatch(new RegExp(`v${total} · .*talkativeness 0\\.5 → 0\\.55`));
+    expect(long).not.toMatch(new RegExp(`v${total - 15} ·`));
   });
 
   it('server scope applies to every channel of that server only; a thread follows its channel', async () => {

@@ -2,5 +2,6 @@
 import { coreBench } from './core.ts';
 import type { BenchSection } from './section.ts';
 import { recapBench } from '../meeting/bench.ts';
+import { mascotBench } from '../moderation/bench.ts';
 
-export const sections: BenchSection[] = [coreBench, recapBench];
+export const sections: BenchSection[] = [coreBench, recapBench, mascotBench];

@@ -39,7 +39,7 @@ const showChannel: MascotVerb = {
       `Bots in this channel: ${config.enabled ? 'on' : 'off (they answer only when a persona is mentioned)'}${src('enabled')}${config.paused ? ' · **paused**' : ''}`,
       `Pack: ${config.pack}${src('pack')} · director policy: ${config.policy}${src('policy')} · bot turns per human message: ${config.maxBotTurns}${src('maxBotTurns')}`,
     ];
-    const history = ctx.engine.store.history(`channel:${key}`).slice(-CHANGES_SHOWN);
+    const history = ctx.engine.store.history(`channel:${key}`, CHANGES_SHOWN);
     if (history.length > 0) {
       lines.push('Recent changes:');
       for (const e of history) lines.push(`${formatWhen(e.at)} · ${e.actor}: ${e.field} ${formatValue(e.oldValue).replace('the file value', 'default')} → ${formatValue(e.newValue).replace('the file value', 'default')}`);

@@ -2,7 +2,7 @@
 // Overrides live in the store per scope (this channel, or the whole server) with an audit row
 // for every change; the engine reads them on every turn, so changes apply without restart.
 import type { Pack, Persona } from '../persona/schema.ts';
-import { OVERRIDABLE, applyOverrides, mergedOverrides, type OverridableField } from '../session/overrides.ts';
+import { OVERRIDABLE, applyOverrides, type OverridableField } from '../session/overrides.ts';
 import type { AuditEntry } from '../store/store.ts';
 import type { ArgSpec, MascotContext, MascotVerb } from './verb.ts';
 import { ArgumentProblem, invalid, ok } from './verb.ts';
@@ -87,23 +87,20 @@ interface FieldState {
 function fieldStates(ctx: MascotContext, pack: Pack, persona: Persona): FieldState[] {
   const scopes = scopesHere(ctx);
   const names: FieldState['source'][] = scopes.length === 3 ? ['everywhere', 'server', 'channel'] : ['everywhere', 'channel'];
+  const overrides = scopes.map((scope) => ctx.engine.store.personaOverrides(pack.id, persona.id, scope));
   return OVERRIDABLE.map((field) => {
     let state: FieldState = { field, value: fileValue(persona, field), source: 'file' };
-    scopes.forEach((scope, i) => {
-      const o = ctx.engine.store.personaOverrides(pack.id, persona.id, scope);
+    overrides.forEach((o, i) => {
       if (field in o) state = { field, value: o[field], source: names[i]! };
     });
     return state;
   });
 }
 
-function effective(ctx: MascotContext, pack: Pack, persona: Persona): Persona {
-  return applyOverrides(persona, mergedOverrides(ctx.engine.store, pack, persona.id, scopesHere(ctx)));
-}
-
 function statusLine(ctx: MascotContext, pack: Pack, persona: Persona): string {
-  const now = effective(ctx, pack, persona);
-  const tuned = fieldStates(ctx, pack, persona).filter((s) => s.source !== 'file').map((s) => s.field);
+  const states = fieldStates(ctx, pack, persona);
+  const now = applyOverrides(persona, Object.fromEntries(states.filter((s) => s.source !== 'file').map((s) => [s.field, s.value])));
+  const tuned = states.filter((s) => s.source !== 'file').map((s) => s.field);
   const parts = [
     now.enabled ? 'on' : 'off',
     `talkativeness ${now.talkativeness}`,
@@ -166,7 +163,7 @@ const setPersona: MascotVerb = {
     const old = ctx.engine.store.personaOverrides(pack.id, persona.id, scope)[field];
     if (JSON.stringify(old) === JSON.stringify(value)) return ok(`${persona.displayName}'s ${field} is already ${formatValue(value)} in this ${scopeName}; nothing changed.`);
     ctx.engine.store.setPersonaOverride(pack.id, persona.id, scope, field, value, actorOf(ctx));
-    const version = ctx.engine.store.personaHistory(pack.id, persona.id, scope).length;
+    const version = ctx.engine.store.historySize(ctx.engine.store.personaTarget(pack.id, persona.id, scope));
     return ok(
       `${persona.displayName}'s ${field} is now ${formatValue(value)} in this ${scopeName} (was ${formatValue(old ?? fileValue(persona, field))}). ` +
         `It applies from the next turn. Version ${version}; undo with \`persona rollback ${persona.id} ${version - 1}${scopeName === 'server' ? ' server' : ''}\`.`,
@@ -210,11 +207,11 @@ const personaHistory: MascotVerb = {
     const pack = channelPack(ctx);
     const persona = findPersona(pack, String(args.persona));
     const scopeName = (args.scope ?? 'channel') as ScopeName;
-    const history = ctx.engine.store.personaHistory(pack.id, persona.id, storeScope(ctx, scopeName));
-    if (history.length === 0) return ok(`${persona.displayName} has not been changed in this ${scopeName} (version 0: the file's values).`);
-    const shown = history.slice(-HISTORY_SHOWN);
+    const target = ctx.engine.store.personaTarget(pack.id, persona.id, storeScope(ctx, scopeName));
+    const shown = ctx.engine.store.history(target, HISTORY_SHOWN);
+    if (shown.length === 0) return ok(`${persona.displayName} has not been changed in this ${scopeName} (version 0: the file's values).`);
     const lines = [`Changes to ${persona.displayName} in this ${scopeName} (version 0 is the file's values):`];
-    if (shown.length < history.length) lines.push(`(${history.length - shown.length} older changes not shown)`);
+    if (shown[0]!.version > 1) lines.push(`(${shown[0]!.version - 1} older changes not shown)`);
     lines.push(...shown.map(describeEntry));
     lines.push(`Roll back with \`persona rollback ${persona.id} <version>${scopeName === 'server' ? ' server' : ''}\`.`);
     return ok(lines.join('\n'));
@@ -233,7 +230,7 @@ const rollbackPersona: MascotVerb = {
     const scopeName = (args.scope ?? 'channel') as ScopeName;
     const scope = storeScope(ctx, scopeName);
     const version = Number(args.version);
-    const latest = ctx.engine.store.personaHistory(pack.id, persona.id, scope).length;
+    const latest = ctx.engine.store.historySize(ctx.engine.store.personaTarget(pack.id, persona.id, scope));
     if (version > latest) return invalid(`version ${version} does not exist: ${persona.displayName} has versions 0 to ${latest} in this ${scopeName}.`);
     ctx.engine.store.rollbackPersona(pack.id, persona.id, scope, version, actorOf(ctx));
     const now = ctx.engine.store.personaOverrides(pack.id, persona.id, scope);

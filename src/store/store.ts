@@ -261,12 +261,14 @@ export class Store {
     return this.history(this.personaTarget(pack, personaId, scope));
   }
 
-  history(target: string): AuditEntry[] {
+  /** Every change of a target, oldest first; with `last`, only the newest `last` (versions kept). */
+  history(target: string, last?: number): AuditEntry[] {
+    const skip = last === undefined ? 0 : Math.max(0, this.historySize(target) - last);
     const rows = this.db
-      .prepare('SELECT field, old_json AS o, new_json AS n, actor, action, at FROM settings_audit WHERE target = ? ORDER BY id')
-      .all(target) as { field: string; o: string | null; n: string | null; actor: string; action: AuditEntry['action']; at: number }[];
+      .prepare('SELECT field, old_json AS o, new_json AS n, actor, action, at FROM settings_audit WHERE target = ? ORDER BY id LIMIT -1 OFFSET ?')
+      .all(target, skip) as { field: string; o: string | null; n: string | null; actor: string; action: AuditEntry['action']; at: number }[];
     return rows.map((r, i) => ({
-      version: i + 1,
+      version: skip + i + 1,
       field: r.field,
       oldValue: r.o === null ? undefined : (JSON.parse(r.o) as unknown),
       newValue: r.n === null ? undefined : (JSON.parse(r.n) as unknown),
@@ -274,6 +276,11 @@ export class Store {
       action: r.action,
       at: r.at,
     }));
+  }
+
+  /** How many changes a target has had: its latest version. */
+  historySize(target: string): number {
+    return this.db.prepare('SELECT COUNT(*) FROM settings_audit WHERE target = ?').pluck().get(target) as number;
   }
 
   /** Return a persona's overrides to what they were after change `version` (0: the file's values). */
