@@ -40,6 +40,9 @@ const schema = z.object({
   MASCOT_KSERVE_TIMEOUT_MS: int(10, 60_000).default(500),
   MASCOT_DIRECTOR_LLM_MODEL: z.string().min(1).optional(),
   MASCOT_DIRECTOR_LLM_TIMEOUT_MS: int(100, 120_000).default(5000),
+  // Evaluation and training (src/eval): the group reward's weights, the llm simulated user's model.
+  MASCOT_REWARD_WEIGHTS: z.string().min(1).optional(),
+  MASCOT_SIM_USER_MODEL: z.string().min(1).optional(),
 });
 
 export type Config = z.infer<typeof schema>;

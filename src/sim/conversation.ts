@@ -65,6 +65,8 @@ export class SimConversation {
   /** The person's engagement after each round. */
   readonly engagements: number[] = [];
   ended: Ending | undefined;
+  /** Why the conversation stopped early, when a part of it failed. */
+  failure: string | undefined;
   readonly personas: Persona[];
   readonly maxBotTurns: number;
   private human: Turn | undefined;

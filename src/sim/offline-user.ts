@@ -25,14 +25,14 @@
 import { PHASES, type Phase } from '../persona/schema.ts';
 import { createRng, type Rng } from '../util/rng.ts';
 import { sharedStems, similarity, wordCount } from '../eval/text.ts';
-import { lowerFirst, type Needs, type ScriptLine, type SimScript, type UserProfile } from './scenario.ts';
+import { lowerFirst, type Needs, type ScenarioKind, type ScriptLine, type SimScript, type UserProfile } from './scenario.ts';
 import type { RoundView, SimulatedUser, UserReply } from './user.ts';
 
 export const USER_DYNAMICS = {
   MET: 0.2,
   /** By how many phases the help is early: [1] one phase, [2] two phases. */
   RUSH_LEVEL: [1, 0.6, 0.3] as readonly number[],
-  GAIN: 0.45,
+  GAIN: 0.6,
   RUSHED_GAIN: 0.1,
   REPEAT_SIMILARITY: 0.5,
   REPEAT_COST: 0.1,
@@ -181,9 +181,9 @@ export class OfflineUser implements SimulatedUser {
     const engagement = clamp01(0.4 + 1.2 * effect.progress - 1.5 * effect.cost) * (0.5 + 0.5 * s.patience);
 
     const lead = this.script.lead;
-    if (s.patience <= 0) return { lines: [{ speaker: lead, text: p.voice.leave }], engagement: 0, end: 'left' };
+    if (s.patience <= 0) return { lines: [{ speaker: lead, text: this.voice().leave }], engagement: 0, end: 'left' };
     const focus = this.focus();
-    if (!focus) return { lines: [{ speaker: lead, text: `${p.voice.thanks} ${this.script.closing}` }], engagement: Math.max(engagement, 0.8), end: 'resolved' };
+    if (!focus) return { lines: [{ speaker: lead, text: `${this.voice().thanks} ${this.script.closing}` }], engagement: Math.max(engagement, 0.8), end: 'resolved' };
     return { lines: this.compose(focus, effect), engagement };
   }
 
@@ -193,24 +193,26 @@ export class OfflineUser implements SimulatedUser {
     const s = this.state;
     const lead = this.script.lead;
     const out: ScriptLine[] = [];
-    if (effect.rushed) return [{ speaker: lead, text: s.rushes++ === 0 ? this.script.whenRushed : pick(PUSHBACK, s.rushes - 2) }];
+    const kind = this.script.scenario.kind;
+    if (effect.rushed) return [{ speaker: lead, text: s.rushes++ === 0 ? this.script.whenRushed : pick(PUSHBACK[kind], s.rushes - 2) }];
+    const voice = this.voice();
     let reaction: string | undefined;
-    if (effect.lectured) reaction = p.voice.overwhelmed;
-    else if (effect.repeated) reaction = p.voice.repeated;
-    else if (effect.progress >= 0.25) reaction = p.voice.thanks;
+    if (effect.lectured) reaction = voice.overwhelmed;
+    else if (effect.repeated) reaction = voice.repeated;
+    else if (effect.progress >= 0.25) reaction = voice.thanks;
 
     const sentences = effect.lectured || effect.repeated ? 1 : Math.max(1, Math.min(p.verbosity, Math.round(p.verbosity * (0.5 + s.openness))));
     const content: ScriptLine[] = [];
     if (focus === 'action' && !s.askedToAct) {
       s.askedToAct = true;
-      content.push({ speaker: lead, text: this.script.scenario.kind === 'meeting' ? 'Can we decide on this now and agree who owns what?' : 'What do you think I should do?' });
+      content.push({ speaker: lead, text: kind === 'meeting' ? 'Can we decide on this now and agree who owns what?' : 'What do you think I should do?' });
     } else {
       for (let i = 0; i < sentences; i++) {
         const next = this.nextLine(focus);
         if (next) content.push(next);
       }
       // Content used up: the person circles, in a few different words, until the need is met.
-      if (content.length === 0) content.push({ speaker: lead, text: pick(FALLBACK[focus], s.rounds) });
+      if (content.length === 0) content.push({ speaker: lead, text: pick(FALLBACK[kind][focus], s.rounds) });
     }
     if (content.length > 0 && this.rng.next() < 0.3 && !content[0]!.text.startsWith(p.voice.hedge)) {
       content[0] = { ...content[0]!, text: `${p.voice.hedge} ${lowerFirst(content[0]!.text)}` };
@@ -225,6 +227,10 @@ export class OfflineUser implements SimulatedUser {
     return out;
   }
 
+  private voice(): Omit<UserProfile['voice'], 'hedge'> {
+    return this.script.scenario.kind === 'meeting' ? MEETING_VOICE : this.profile.voice;
+  }
+
   private nextLine(phase: Phase): ScriptLine | undefined {
     const lines = this.script.lines[phase];
     const i = this.state.cursor[phase];
@@ -235,13 +241,26 @@ export class OfflineUser implements SimulatedUser {
   }
 }
 
-const FALLBACK: Record<Phase, readonly string[]> = {
-  explore: ["There's more to it, but that's the heart of it.", 'It just keeps coming back to me.', "I don't know, it's a lot."],
-  insight: ["I'm still turning it over in my head.", "I'm trying to see it differently, but it's hard.", 'Part of it makes sense now, part of it not yet.'],
-  action: ['I just want to settle what happens next.', "I'd like to leave with something concrete.", "What's the next step, then?"],
+const FALLBACK: Record<ScenarioKind, Record<Phase, readonly string[]>> = {
+  support: {
+    explore: ["There's more to it, but that's the heart of it.", 'It just keeps coming back to me.', "I don't know, it's a lot."],
+    insight: ["I'm still turning it over in my head.", "I'm trying to see it differently, but it's hard.", 'Part of it makes sense now, part of it not yet.'],
+    action: ['I just want to settle what happens next.', "I'd like to leave with something concrete.", "What's the next step, then?"],
+  },
+  meeting: {
+    explore: ['Has everyone had a chance to say where they stand?', "I'm not sure we've heard every view yet.", 'Anyone else want to weigh in before we go on?'],
+    insight: ['We keep going around in circles on the trade-offs.', "I'm still not clear which risk matters most.", 'What are we actually giving up with each option?'],
+    action: ['So what do we actually decide?', "Let's pin down owners and dates.", 'We need to leave with a decision today.'],
+  },
 };
 
-const PUSHBACK = ["You're not listening. I'm not there yet.", 'Please slow down. I need you to hear me first.', "That's not what I need right now."];
+const PUSHBACK: Record<ScenarioKind, readonly string[]> = {
+  support: ["You're not listening. I'm not there yet.", 'Please slow down. I need you to hear me first.', "That's not what I need right now."],
+  meeting: ["We're getting ahead of ourselves again.", "Let's not jump to conclusions before the discussion is done.", 'Too early for that, we are still discussing.'],
+};
+
+/** The chair of a meeting reacts in the team's register; the profile's own lines are for a person in a support conversation. */
+const MEETING_VOICE = { thanks: 'Good, thanks.', leave: "Let's stop here and pick this up another time.", overwhelmed: 'Slow down, too many bot messages at once.', repeated: 'We just covered that.' };
 
 function pick<T>(list: readonly T[], i: number): T {
   return list[((i % list.length) + list.length) % list.length]!;

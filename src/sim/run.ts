@@ -65,13 +65,19 @@ export function setupFor(spec: ConversationSpec): ConversationSetup {
   };
 }
 
-/** Play one scenario to its end. */
+/** Play one scenario to its end (or to the first failure of a model endpoint, kept in `failure`). */
 export async function runConversation(spec: ConversationSpec): Promise<SimConversation> {
   const conversation = SimConversation.open(setupFor(spec));
   const maxRounds = spec.maxRounds ?? DEFAULT_MAX_ROUNDS;
   for (let round = 0; round < maxRounds && !conversation.ended; round++) {
-    await conversation.runRound({ onDecision: spec.onDecision ? () => spec.onDecision!(conversation) : undefined });
-    await conversation.reply();
+    try {
+      await conversation.runRound({ onDecision: spec.onDecision ? () => spec.onDecision!(conversation) : undefined });
+      await conversation.reply();
+    } catch (err) {
+      // A failing model endpoint (the llm user, an llm director) ends the conversation; what was said stays.
+      conversation.failure = (err as Error).message;
+      break;
+    }
   }
   return conversation;
 }
