@@ -17,15 +17,15 @@ const t = template({
   // Whoever may be hurting the writer.
   abuser: String.raw`(?:my\s+(?:mom's|mum's|mother's|dad's|father's)\s+(?:new\s+)?(?:boyfriend|girlfriend|husband|wife|partner)|my\s+(?:step)?(?:dad|father|mom|mum|mother|parents?|brother|sister)|my\s+(?:ex[- ]?)?(?:husband|wife|partner|boyfriend|girlfriend|fiance|fiancee|spouse)|my\s+(?:uncle|aunt|cousin|grandpa|grandfather|grandma|grandmother|coach|teacher|tutor|boss|pastor|priest|babysitter|neighbou?r|roommate|landlord|guardian|foster\s+(?:dad|mom|parents?))|he|she|they|someone|somebody|(?:a|an|the|this|some)\s+(?:\w+\s+)?(?:man|guy|woman|stranger|teacher|coach|neighbou?r|boss|relative|priest|pastor|tutor|doctor|babysitter|adult))`,
   // People the writer might hurt.
-  target: String.raw`him|her|them|you|everyone|everybody|people|someone|somebody|anyone|anybody|the\s+next\s+person|the\s+people|those\s+(?:people|guys|kids|girls|boys|bitches|assholes|bastards)|that\s+(?:guy|girl|man|woman|kid|bitch|bastard|asshole|teacher|boss)|my\s+(?:\w+\s+)?(?:dad|father|mom|mum|mother|stepdad|stepmom|stepfather|stepmother|brother|sister|husband|wife|partner|ex|boyfriend|girlfriend|boss|coworker|coworkers|colleague|colleagues|teacher|roommate|neighbou?r|baby|babies|newborn|kids?|child|children|son|daughter|family|parents|classmates?|bully|bullies|uncle|aunt|cousin|manager|landlord)`,
+  target: String.raw`him|her|them|you|everyone|everybody|people|someone|somebody|anyone|anybody|the\s+next\s+person|the\s+people|those\s+(?:people|guys|kids|girls|boys|bitches|assholes|bastards)|(?:that|the|this)\s+(?:guy|girl|boy|man|woman|kid|person|bitch|bastard|asshole|teacher|boss|bully)|my\s+(?:\w+\s+)?(?:dad|father|mom|mum|mother|stepdad|stepmom|stepfather|stepmother|brother|sister|husband|wife|partner|ex|boyfriend|girlfriend|boss|coworker|coworkers|colleague|colleagues|teacher|roommate|neighbou?r|baby|babies|newborn|kids?|child|children|son|daughter|family|parents|classmates?|bully|bullies|uncle|aunt|cousin|manager|landlord)`,
   violence: String.raw`stab|stabbing|shoot|shooting|strangle|strangling|choke|choking|poison|poisoning|beat|beating|attack|attacking|hurt|hurting|slit|slitting|torture|torturing|smother|smothering|drown|drowning|shank|shanking`,
   pills: String.raw`pills?|meds|medications?|medicines?|tablets?|sleeping\s+pills|painkillers|antidepressants|prescriptions?|tylenol|paracetamol|acetaminophen|ibuprofen|insulin|the\s+(?:whole\s+)?bottle|the\s+medicine\s+cabinet`,
   place: String.raw`bridge|roof|rooftop|building|train|bus|truck|traffic|cliff|balcony|platform|ledge|window|tower|highway|overpass|subway|tracks|car\s+park|parking\s+garage`,
   // Dying or death as the writer's own end, without the idioms ("dying to see it", "bored to death",
   // "die of embarrassment", "die laughing").
-  death: String.raw`die(?!\s+(?:of|from)\s+(?:embarrassment|boredom|laughter|laughing|cringe|shame|stress|heat|cold|hunger|thirst|exhaustion|curiosity|cuteness|happiness|excitement|old\s+age|jealousy)|\s+laughing|\s+for\s+(?:a|some|this|that|it)\b|\s+inside|\s+down|\s+hard|\s+out)|dying(?!\s+(?:to|for|of|inside|laughing|here|out|down))|be\s+dead|being\s+dead|my\s+(?:own\s+)?death|suicide|kill(?:ing)?\s+myself|end(?:ing)?\s+(?:my\s+(?:own\s+)?life|it\s+all|it(?!\s+with))|take\s+my\s+(?:own\s+)?life|not\s+(?:wake|waking)\s+up|not\s+be(?:ing)?\s+(?:alive|here\s+anymore|around\s+anymore)|stop(?:ping)?\s+existing|not\s+exist(?:ing)?|off(?:ing)?\s+myself|overdos(?:e|ing)|hang(?:ing)?\s+myself|gone\s+(?:forever|for\s+good|permanently)|gone(?=\s*(?:[.!?,;]|$))|out\s+(?:permanently|for\s+good|forever)|by\s+my\s+own\s+hands?`,
+  death: String.raw`die(?!\s+(?:of|from)\s+(?:embarrassment|boredom|laughter|laughing|cringe|shame|stress|heat|cold|hunger|thirst|exhaustion|curiosity|cuteness|happiness|excitement|old\s+age|jealousy)|\s+laughing|\s+for\s+(?:a|some|this|that|it)\b|\s+inside|\s+down|\s+hard|\s+out)|dying(?!\s+(?:to|for|of|inside|laughing|here|out|down))|be\s+dead|being\s+dead|my\s+(?:own\s+)?death|suicide|kill(?:ing)?\s+myself|end(?:ing)?\s+(?:my\s+(?:own\s+)?life|it\s+all|it(?!\s+with))|take\s+my\s+(?:own\s+)?life|not\s+(?:wake|waking)\s+up|not\s+be(?:ing)?\s+(?:alive|here\s+anymore|around\s+anymore)|stop(?:ping)?\s+existing|not\s+exist(?:ing)?|off(?:ing)?\s+myself|overdos(?:e|ing)|hang(?:ing)?\s+myself|gone\s+(?:forever|for\s+good|permanently)|gone(?=\s*(?:[.!?,;]|$))|out\s+(?:permanently|for\s+good|forever)|by\s+my\s+own\s+hands?|finish\s+(?:it|it\s+all|myself)(?!\s+(?:tonight|today|tomorrow|later|first|off))(?=\s*(?:[.!?,;]|$|\s+(?:for\s+good|once|now)))`,
   // Wanting, planning or weighing one's death; "the only way out", "a favour to everyone".
-  cue: String.raw`want|wanting|wanted|wish|wishing|hope|hoping|plan|planning|planned|ready|decided|deciding|deserve|long\s+for|longing\s+for|crave|craving|(?:think|thinking|thought|thoughts|dream|dreaming|fantasi[sz]e|fantasi[sz]ing|obsess|obsessing)\s+(?:about|of)|keep\s+thinking|can't\s+stop\s+thinking|considering|contemplating|i'm\s+(?:(?!not\b|never\b|no\b)\S+\s+)?(?:going\s+to|about\s+to)|i'll|tempted|urge|urges|only\s+(?:way|option|answer|solution|choice|escape)(?:\s+out)?|way\s+out|except|better\s+off|easier|relief|peace|peaceful|favou?r|finally`,
+  cue: String.raw`(?:i'd|would|i\s+would)\s+(?:love|like)\s+to|want|wanting|wanted|wish|wishing|hope|hoping|plan|planning|planned|ready|decided|deciding|deserve|long\s+for|longing\s+for|crave|craving|(?:think|thinking|thought|thoughts|dream|dreaming|fantasi[sz]e|fantasi[sz]ing|obsess|obsessing)\s+(?:about|of)|keep\s+thinking|can't\s+stop\s+thinking|considering|contemplating|i'm\s+(?:(?!not\b|never\b|no\b)\S+\s+)?(?:going\s+to|about\s+to)|i'll|tempted|urge|urges|only\s+(?:way|option|answer|solution|choice|escape)(?:\s+out)?|way\s+out|except|better\s+off|easier|relief|peace|peaceful|favou?r|finally`,
   // Small words that may stand between a cue and a death term without changing who dies.
   glue: String.raw`to|of|about|that|i|i'd|i'll|i'm|i've|could|would|should|might|can|be|being|myself|me|and|or|finally|soon|tonight|maybe|go|get|going|want|wanted|try|trying|wanting|is|was|by|for|how|when|where|peacefully|quietly|painlessly|already|somehow|rather|than|off|it|just|simply|a|an|the|way|out|everyone|everybody|all|them|doing`,
   minorAge: String.raw`1[0-7]|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen`,
@@ -74,7 +74,6 @@ const patterns: CrisisPattern[] = [
     re: /\b(?:death|dying|suicide|killing\s+myself|ending\s+(?:it|my\s+life)|not\s+waking\s+up|being\s+dead|to\s+die|to\s+be\s+dead)(?:\s+\S+){0,6}?\s+(?:only\s+(?:way|answer|option|solution|choice|escape|thing)|way\s+out|(?:a|the)\s+(?:relief|release|answer|solution|escape)|peaceful|better\s+than\s+(?:this|living|life)|all\s+i\s+(?:think|dream)\s+about|on\s+my\s+mind|keeps?\s+(?:coming|popping|creeping|calling)|(?:seems|sounds|feels)\s+(?:like\s+)?(?:the\s+)?(?:best|better|easier|peaceful|nice|good|right|tempting|appealing|inviting|only))\b/g,
     negatable: true,
     timely: true,
-    firstPerson: true,
     topic: true,
     example: 'Suicide is all I think about lately',
   },
@@ -198,7 +197,7 @@ const patterns: CrisisPattern[] = [
     category: 'suicide',
     note: 'overdosing, or taking all or a dangerous amount of pills',
     re: t(
-      String.raw`\boverdos(?:e|ed|es|ing)\b|\b(?:take|taking|took|swallow|swallowing|swallowed|down|downing|downed|chug|chugging|chugged)\s+(?:\w+\s+){0,2}?(?:all|every|the\s+whole|a\s+bunch\s+of|a\s+handful\s+of|too\s+many|everything\s+in)\b[^.!?]{0,30}?\b{pills}\b|\b(?:stockpil\w*|sav(?:e|ed|ing)\s+up|hoard\w*|collect(?:ed|ing)|saving)\s+(?:\w+\s+){0,2}?(?:pills|meds|tablets|antidepressants|painkillers|sleeping\s+pills|prescriptions?)\b|\b(?:pills|meds|tablets)\s+(?:\w+\s+){0,2}?(?:ready|lined\s+up|in\s+front\s+of\s+me|in\s+my\s+hand|counted\s+out)\b`,
+      String.raw`\boverdos(?:e|ed|es|ing)\b|\b(?:take|taking|took|swallow|swallowing|swallowed|down|downing|downed|chug|chugging|chugged)\s+(?:\w+\s+){0,2}?(?:all|every|the\s+whole|a\s+bunch\s+of|a\s+handful\s+of|too\s+many|everything\s+in)\b[^.!?]{0,30}?\b{pills}\b|\b(?:stockpil\w*|sav(?:e|ed|ing)\s+up|hoard\w*|collect(?:ed|ing)|saving)\s+(?:\w+\s+){0,2}?(?:pills|meds|tablets|antidepressants|painkillers|sleeping\s+pills|prescriptions?)\b|\b(?:pills|meds|tablets)\s+(?:\w+\s+){0,2}?(?:ready|lined\s+up|in\s+front\s+of\s+me|in\s+my\s+hand|counted\s+out|saved\s+up|stockpiled|hoarded)\b|\benough\s+(?:\w+\s+)?(?:pills|meds|tablets|insulin|painkillers)\b(?:\s+\S+){0,3}?\s+(?:to\s+(?:die|finish|end|kill|not\s+wake)|saved)\b|\ball\s+(?:of\s+)?my\s+(?:\w+\s+)?(?:pills|meds|tablets|painkillers|antidepressants)\b[^.!?]{0,40}\b(?:tonight|right\s+now|ready|today|the\s+night)\b`,
     ),
     negatable: true,
     timely: true,
@@ -220,7 +219,7 @@ const patterns: CrisisPattern[] = [
     category: 'suicide',
     note: 'hanging oneself, a rope or noose ready',
     re: t(
-      String.raw`\bhang(?:ing|ed)?\s+{self}\b|\b(?:rope|noose)\b[^.!?]{0,30}\b(?:ready|tied|around\s+my\s+neck|for\s+myself|from\s+the)\b|\b(?:bought|got|have|tied|made|tying|making)\s+(?:a|the|my)\s+(?:rope|noose)\b|\bhanging\s+from\s+(?:the|a|my)\s+(?:ceiling|fan|beam|tree|door|rafters?|closet|ceiling\s+fan)\b`,
+      String.raw`\bhang(?:ing|ed)?\s+{self}\b|\b(?:rope|noose)\b[^.!?]{0,30}\b(?:ready|tied|around\s+my\s+neck|for\s+myself|from\s+the)\b|\b(?:bought|got|have|tied|made|tying|making|tie|make)\s+(?:a|the|my)\s+(?:rope|noose)\b|\bhow\s+to\s+(?:tie|make)\s+(?:a\s+)?noose\b|\bhanging\s+from\s+(?:the|a|my)\s+(?:ceiling|fan|beam|tree|door|rafters?|closet|ceiling\s+fan)\b`,
     ),
     negatable: true,
     timely: true,
@@ -232,7 +231,7 @@ const patterns: CrisisPattern[] = [
     category: 'suicide',
     note: 'intending to jump from a height, in front of a train or into traffic, or to crash a car',
     re: t(
-      String.raw`\b{intent}\s+(?:\w+\s+){0,2}?(?:jump|jumping|throw\s+myself|throwing\s+myself|step|stepping|walk|walking|leap|leaping|drive|driving|crash|crashing|run|running|lie|lying)\s+(?:my\s+car\s+|myself\s+|it\s+)?(?:off|from|in\s+front\s+of|into|under|out\s+of|out|onto|down)\s+(?:the\s+|a\s+|this\s+|that\s+|my\s+|an?\s+|on\s+the\s+)?(?:\w+\s+){0,1}?(?:{place}|wall|tree|sea|ocean|river|lake|road|oncoming\s+\w+)\b`,
+      String.raw`\b{intent}\s+(?:\w+\s+){0,2}?(?:jump|jumping|throw\s+myself|throwing\s+myself|step|stepping|walk|walking|leap|leaping|drive|driving|crash|crashing|run|running|lie|lying)\s+(?:my\s+car\s+|myself\s+|it\s+)?(?:off|from|in\s+front\s+of|into|under|out\s+of|out|onto|down)\s+(?:the\s+|a\s+|this\s+|that\s+|my\s+|an?\s+|on\s+the\s+)?(?:\w+\s+){0,1}?(?:{place}|wall|tree|road|oncoming\s+\w+)\b|\b{intent}\s+(?:\w+\s+){0,2}?(?:walk|walking|wade|wading|drive|driving)\s+(?:my\s+car\s+)?into\s+(?:the\s+|a\s+)?(?:sea|ocean|river|lake|water)\b`,
     ),
     negatable: true,
     timely: true,
@@ -249,6 +248,14 @@ const patterns: CrisisPattern[] = [
     firstPerson: true,
     hyperbole: 'joke-and-conditional',
     example: "I'm going to jump",
+  },
+  {
+    id: 'suicide.drawn-to-it',
+    category: 'suicide',
+    note: 'drawn to a drop or the tracks, or one\'s mind telling one to die',
+    re: /\b(?:looking\s+at|staring\s+at|walk(?:ing)?\s+(?:to|along)|standing\s+(?:by|near|at))\s+(?:the\s+)?(?:train\s+tracks|tracks|bridge|edge|ledge|roof|cliff)\b[^.!?]{0,50}\b(?:thinking\s+about\s+it|wondering|a\s+lot|every\s+(?:day|night))\b|\b(?:mind|brain|head|voices?|thoughts?)\s+(?:keeps?\s+|keep\s+)?(?:tell(?:s|ing)?|say(?:s|ing)?)\s+me\s+to\s+(?:die|end\s+it|kill\s+myself|jump|cut|hurt\s+myself|do\s+it)\b/g,
+    timely: true,
+    example: 'My mind keeps telling me to end it',
   },
   {
     id: 'suicide.method-questions',
@@ -333,9 +340,17 @@ const patterns: CrisisPattern[] = [
     id: 'suicide.not-around',
     category: 'suicide',
     note: 'will not be around, alive or a burden much longer',
-    re: /\b(?:won't|not\s+going\s+to|wouldn't|don't\s+think\s+i'll|might\s+not|may\s+not|not)\s+be\s+(?:around|here|alive|a\s+(?:problem|burden|bother))\s+(?:for\s+)?(?:much\s+longer|any\s+longer|longer|anymore|tomorrow|after\s+(?:tonight|today|this)|by\s+(?:tomorrow|morning|then|the\s+weekend)|for\s+long)\b(?!,?\s+(?:because|since|as|i'm|going|for|my|at|on|due)\b)/g,
+    re: /\b(?:won't|not\s+going\s+to|wouldn't|don't\s+think\s+i'll|might\s+not|may\s+not|not)\s+be\s+(?:around|here|alive|a\s+(?:problem|burden|bother))\s+(?:for\s+)?(?:much\s+longer|any\s+longer|longer|anymore|tomorrow|after\s+(?:tonight|today|this)|by\s+(?:tomorrow|morning|then|the\s+weekend|next\s+\w+|the\s+end\s+of\s+(?:the\s+)?\w+|\w+day)|for\s+long)\b(?!,?\s+(?:because|since|as|i'm|going|for|my|at|on|due)\b)/g,
     timely: true,
     example: "I won't be around much longer",
+  },
+  {
+    id: 'suicide.decided-to-go',
+    category: 'suicide',
+    note: 'being a burden or done, then deciding "to go"',
+    re: /\b(?:burden|tired|done|goodbye|sorry|can't\s+(?:do|take|go\s+on))\b[^]{0,100}?\b(?:decided|ready)\s+to\s+go\b(?=\s*[.!]*\s*$)/g,
+    timely: true,
+    example: "It's not fair to keep being a burden. I've decided to go.",
   },
   {
     id: 'suicide.when-im-gone',
@@ -419,7 +434,7 @@ const patterns: CrisisPattern[] = [
     id: 'self-harm.body',
     category: 'self-harm',
     note: 'cutting, burning or carving one\'s arms, legs, wrists or skin',
-    re: /\b(?:cut|cutting|slash|slashed|slashing|carve|carved|carving|burn|burned|burnt|burning|scratch|scratched|scratching|gouge|gouged)\s+(?:\w+\s+){0,3}?(?:into\s+)?my\s+(?:arms?|legs?|thighs?|wrists?|stomach|skin|hips?|body|forearms?|ankles?)\b/g,
+    re: /\b(?:cut|cutting|slash|slashed|slashing|carve|carved|carving|burn|burned|burnt|burning|scratch|scratched|scratching|gouge|gouged)\s+(?:\w+\s+){0,3}?(?:into\s+)?my\s+(?:arms?|legs?|thighs?|wrists?|stomach|skin|hips?|body|forearms?|ankles?|face|neck|chest|scalp|hands?)\b/g,
     negatable: true,
     timely: true,
     accidents: true,
@@ -502,7 +517,7 @@ const patterns: CrisisPattern[] = [
     id: 'harm-others.poison-or-ram',
     category: 'harm-others',
     note: 'poison in someone\'s food or drink, driving into people, a chosen target',
-    re: /\b(?:put|putting|slip|slipping|mix|mixing|add|adding)\s+(?:\w+\s+){0,2}?(?:poison|rat\s+poison|bleach|antifreeze|cyanide|arsenic)\s+(?:in|into)\s+(?:[\w-]+'s|his|her|their|my\s+[\w-]+(?:'s)?)\s+(?:\w+\s+)?(?:food|drink|coffee|tea|meal|dinner|water|lunch|soup)\b|\b(?:drive|driving|ram|ramming|plow|plowing|plough|ploughing)\s+(?:my\s+(?:car|truck|van)\s+)?(?:into|through)\s+(?:the\s+|a\s+|that\s+)?(?:crowd|people|protest(?:ers)?|parade|market|them|kids|students)\b|\bknow\s+(?:exactly\s+)?who\s+i'm\s+(?:going\s+after|going\s+to\s+(?:kill|shoot|hurt|get)|targeting)\b|\bsomeone(?:'s|\s+is)\s+going\s+to\s+get\s+(?:hurt|killed)\b[^.!?]{0,60}\b(?:me|i'll|i\s+will)\b/g,
+    re: /\b(?:put|putting|slip|slipping|mix|mixing|add|adding)\s+(?:\w+\s+){0,2}?(?:poison|rat\s+poison|bleach|antifreeze|cyanide|arsenic)\s+(?:in|into)\s+(?:[\w-]+'s|his|her|their|my\s+[\w-]+(?:'s)?)\s+(?:\w+\s+)?(?:food|drink|coffee|tea|meal|dinner|water|lunch|soup)\b|\b(?:drive|driving|ram|ramming|plow|plowing|plough|ploughing)\s+(?:my\s+(?:car|truck|van)\s+)?(?:into|through)\s+(?:the\s+|a\s+|that\s+)?(?:crowd|people|protest(?:ers)?|parade|market|them|kids|students)\b|\bknow\s+(?:exactly\s+)?who\s+i'm\s+(?:going\s+after|going\s+to\s+(?:kill|shoot|hurt|get)|targeting)\b|\bsomeone\s+(?:\w+\s+){0,3}?(?:is|'s)\s+going\s+to\s+get\s+(?:hurt|killed)\b[^.!?]{0,60}\b(?:me|i'll|i\s+will)\b/g,
     negatable: true,
     timely: true,
     example: "I'm going to put poison in my roommate's coffee",
@@ -566,7 +581,7 @@ const patterns: CrisisPattern[] = [
     category: 'abuse',
     note: 'someone hits, beats, chokes, kicks, locks up or starves the writer',
     re: t(
-      String.raw`\b{abuser}\s+(?:\w+\s+){0,3}?(?:hits?|hitting|beats?|beating|beat|punch(?:es|ed|ing)?|kicks?|kicked|kicking|chok(?:e|es|ed|ing)|strangl(?:e|es|ed|ing)|slaps?|slapped|slapping|smack(?:s|ed|ing)?|whips?|whipped|whipping|burn(?:s|ed|t)?|bite|bites|bit|shov(?:e|es|ed|ing)|throws?\s+(?:things\s+|stuff\s+)?at|threw\s+(?:things\s+|stuff\s+)?at|drag(?:s|ged)?|starv(?:e|es|ed|ing)|lock(?:s|ed)?|locking|pinned|pins|ti(?:es|ed)\s+up)\s+me\b(?!\s+(?:at|to|out|up\s+(?:at|on))\b|\s+in\s+(?:a\s+|the\s+)?(?:\w+\s+)?(?:game|games|match|race|round|chess|cards|fortnite|tennis|arm\s+wrestling)\b)|\b{abuser}\s+(?:\w+\s+){0,3}?push(?:es|ed|ing)?\s+me\s+(?:down|into|against|off|out\s+of)\b|\b{abuser}\s+(?:\w+\s+){0,3}?hurts?\s+me\b(?=[^.!?]{0,40}\b(?:when|while|with\s+(?:a|his|her|the|their)\s+(?:belt|fist|fists|hand|stick|knife|cord|shoe)|bruises?|bleed|bleeding|hospital|physically)\b)`,
+      String.raw`\b{abuser}\s+(?:\w+\s+){0,3}?(?:hits?|hitting|beats?|beating|beat|punch(?:es|ed|ing)?|kicks?|kicked|kicking|chok(?:e|es|ed|ing)|strangl(?:e|es|ed|ing)|slaps?|slapped|slapping|smack(?:s|ed|ing)?|whips?|whipped|whipping|burn(?:s|ed|t)?|bite|bites|bit|shov(?:e|es|ed|ing)|throws?\s+(?:things\s+|stuff\s+)?at|threw\s+(?:things\s+|stuff\s+)?at|drag(?:s|ged)?|starv(?:e|es|ed|ing)|lock(?:s|ed)?|locking|pinned|pins|ti(?:es|ed)\s+up)\s+(?:me|us|(?:my\s+\w+|him|her)\s+and\s+me)\b(?!\s+(?:at|to|out|up\s+(?:at|on))\b|\s+in\s+(?:a\s+|the\s+)?(?:\w+\s+)?(?:game|games|match|race|round|chess|cards|fortnite|tennis|arm\s+wrestling)\b)|\b{abuser}\s+(?:\w+\s+){0,3}?push(?:es|ed|ing)?\s+me\s+(?:down|into|against|off|out\s+of)\b|\b{abuser}\s+(?:\w+\s+){0,3}?hurts?\s+me\b(?=[^.!?]{0,40}\b(?:when|while|with\s+(?:a|his|her|the|their)\s+(?:belt|fist|fists|hand|stick|knife|cord|shoe)|bruises?|bleed|bleeding|hospital|physically)\b)`,
     ),
     negatable: true,
     timely: true,
