@@ -70,12 +70,12 @@ interface Terms {
   r: number;
 }
 
-export function evaluateOffPolicy(samples: readonly OpeSample[], options: OpeOptions = {}): OpeReport {
+export function evaluateOffPolicy(samples: readonly OpeSample[], options: OpeOptions = {}, fittedQ?: number[][]): OpeReport {
   const o = { ...OPE_DEFAULTS, ...options };
   const n = samples.length;
   const warnings: string[] = [];
   if (n === 0) throw new Error('no logged decisions to evaluate on');
-  const q = crossFittedQ(samples, o.folds, o.ridge, createRng(o.seed));
+  const q = fittedQ ?? crossFittedQ(samples, o.folds, o.ridge, createRng(o.seed));
 
   let sumW = 0;
   let sumW2 = 0;
@@ -142,6 +142,46 @@ export function evaluateOffPolicy(samples: readonly OpeSample[], options: OpeOpt
     warnings,
     options: o,
   };
+}
+
+export interface OpeComparison {
+  candidate: OpeReport;
+  baseline: OpeReport;
+  /** DR(candidate) - DR(baseline), paired bootstrap over the same decisions. */
+  difference: Interval;
+}
+
+/**
+ * Compare two target policies on the same logged decisions: one reward model (it depends only on
+ * the log), each policy's DR terms, and the paired bootstrap of their difference.
+ */
+export function compareOffPolicy(samples: readonly OpeSample[], baselineTargets: readonly (readonly number[])[], options: OpeOptions = {}): OpeComparison {
+  const o = { ...OPE_DEFAULTS, ...options };
+  if (baselineTargets.length !== samples.length) throw new Error('baseline targets must match the samples one to one');
+  const q = crossFittedQ(samples, o.folds, o.ridge, createRng(o.seed));
+  const baselineSamples = samples.map((s, i) => ({ ...s, target: baselineTargets[i]! }));
+  const candidate = evaluateOffPolicy(samples, o, q);
+  const baseline = evaluateOffPolicy(baselineSamples, o, q);
+  const dr = (s: OpeSample, qi: number[]) => {
+    const w = Math.min(s.target[s.action]! / s.propensity, o.clip);
+    let direct = 0;
+    s.target.forEach((p, a) => {
+      if (p > 0) direct += p * qi[a]!;
+    });
+    return direct + w * (s.reward - qi[s.action]!);
+  };
+  const diffs = samples.map((s, i) => dr(s, q[i]!) - dr(baselineSamples[i]!, q[i]!));
+  const n = diffs.length;
+  const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const rng = createRng(o.seed + 2);
+  const boots: number[] = [];
+  for (let b = 0; b < o.bootstrap; b++) {
+    let sum = 0;
+    for (let i = 0; i < n; i++) sum += diffs[Math.floor(rng.next() * n)]!;
+    boots.push(sum / n);
+  }
+  boots.sort((a, b) => a - b);
+  return { candidate, baseline, difference: { estimate: mean(diffs), low: quantile(boots, 0.025), high: quantile(boots, 0.975) } };
 }
 
 export function quantile(sorted: readonly number[], q: number): number {
