@@ -53,6 +53,12 @@ describe('Slack, one app posting each persona with its name and icon (chat:write
     expect(rounds).toBe(2);
   });
 
+  it('answers health checks next to the events endpoint', async () => {
+    const res = await fetch(`http://127.0.0.1:${bed.platform.port}/healthz`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('ok');
+  });
+
   it('stays quiet in a channel nobody enabled unless the app is mentioned', async () => {
     const quiet = await bed.fake.say(bed.dana.id, OTHER, 'Just thinking out loud here.');
     await bed.quiet();

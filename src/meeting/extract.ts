@@ -72,7 +72,7 @@ export function sentencesOf(text: string): string[] {
     .filter((s) => /[a-z0-9]/i.test(s));
 }
 
-export function contentWords(text: string): string[] {
+function contentWords(text: string): string[] {
   return (text.toLowerCase().match(/[a-z0-9][a-z0-9']*/g) ?? []).filter((w) => w.length >= 3 && !STOP.has(w));
 }
 

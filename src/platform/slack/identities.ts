@@ -28,7 +28,6 @@ export interface SlackIdentity {
   client: WebClient;
   /** chat.postMessage arguments that give the persona its name and icon (customize mode only). */
   look: Look;
-  kind: 'app' | 'customize';
 }
 
 export class SlackIdentityError extends Error {
@@ -83,13 +82,17 @@ export class SlackIdentities {
 
   of(persona: Persona): SlackIdentity {
     const app = this.apps.get(persona.id);
-    if (app) return { client: app.client, look: {}, kind: 'app' };
+    if (app) return { client: app.client, look: {} };
     const icon = persona.identity.slack?.iconEmoji;
     return {
       client: this.director.client,
       look: { username: persona.displayName, ...(icon ? { icon_emoji: icon } : persona.avatarUrl ? { icon_url: persona.avatarUrl } : {}) },
-      kind: 'customize',
     };
+  }
+
+  /** The director app as itself (notices, and a recap when no pack has a scribe). */
+  get app(): SlackIdentity {
+    return { client: this.director.client, look: {} };
   }
 
   /** The persona a bot message came from, when it is one of our persona apps. */

@@ -37,7 +37,7 @@ export interface SlackConversation {
 /** Subtypes that are people (or other bots) saying something; edits, joins and the like are not. */
 const SPOKEN_SUBTYPES = new Set([undefined, 'bot_message', 'thread_broadcast', 'file_share', 'me_message']);
 
-export const isDirectMessage = (e: Pick<SlackMessageEvent, 'channel' | 'channel_type'>) => e.channel_type === 'im' || (e.channel_type === undefined && e.channel.startsWith('D'));
+const isDirectMessage = (e: Pick<SlackMessageEvent, 'channel' | 'channel_type'>) => e.channel_type === 'im' || (e.channel_type === undefined && e.channel.startsWith('D'));
 
 export function conversationOf(e: Pick<SlackMessageEvent, 'channel' | 'channel_type' | 'ts' | 'thread_ts'>): SlackConversation {
   if (isDirectMessage(e) && !e.thread_ts) return { channel: e.channel, id: e.channel };

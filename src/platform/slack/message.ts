@@ -14,7 +14,7 @@ export interface SlackMessage {
 const SECTION_LIMIT = 3000;
 const MAX_SECTIONS = 45; // Slack allows 50 blocks per message; leave room for labels.
 
-export const OFFLINE_LABEL = 'offline voice: written by the built-in offline voice, not a language model';
+const OFFLINE_LABEL = 'offline voice: written by the built-in offline voice, not a language model';
 const OFFLINE_SUFFIX = '(offline voice)';
 
 /** Escape the three characters Slack reads as markup, so text can never ping or link by accident. */

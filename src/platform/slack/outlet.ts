@@ -15,7 +15,7 @@ export function slackOutlet(conversation: SlackConversation, poster: SlackPoster
     },
     // Notices come from the app itself, not from a persona.
     async notice(text) {
-      await poster.post({ ...where, message: turnMessage(text, false), identity: { client: identities.director.client, look: {}, kind: 'app' } });
+      await poster.post({ ...where, message: turnMessage(text, false), identity: identities.app });
     },
   };
 }

@@ -81,13 +81,14 @@ export class SlackPlatform implements Platform {
     const postingClient = (token: string): WebClient => new webApi.WebClient(token, { ...base, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true });
     const reader = new webApi.WebClient(settings.botToken, { ...base, retryConfig: { retries: 3, factor: 2, minTimeout: 250, maxTimeout: 5000 } });
 
-    this.identities = await SlackIdentities.connect(settings, allPersonas(runtime), postingClient, this.log);
+    const personas = allPersonas(runtime);
+    this.identities = await SlackIdentities.connect(settings, personas, postingClient, this.log);
     this.poster = new SlackPoster(this.pacer, reader, this.log);
     const directory = new SlackDirectory(reader, this.log);
     this.inbound = {
       identities: this.identities,
       directory,
-      allPersonas: allPersonas(runtime),
+      allPersonas: personas,
       personasFor: (c) => runtime.packs.get(runtime.engine.channelConfig(channelKeyOf('slack', c.parentId ?? c.id)).pack)?.personas ?? [],
     };
     this.commands = {

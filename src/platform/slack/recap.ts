@@ -7,7 +7,7 @@ import type { Pack, Persona } from '../../persona/schema.ts';
 import type { Generator } from '../../speaker/generator.ts';
 import type { Store } from '../../store/store.ts';
 import type { SlackDirectory } from './directory.ts';
-import type { SlackIdentities, SlackIdentity, WebClient } from './identities.ts';
+import type { SlackIdentities, WebClient } from './identities.ts';
 import { readableText, type SlackMessageEvent } from './inbound.ts';
 import { escapeText, labelOffline, splitText, type Block, type SlackMessage } from './message.ts';
 import type { SlackPoster } from './poster.ts';
@@ -151,7 +151,7 @@ export async function postRecap(deps: RecapDeps, req: { channel: string; threadT
     sessionKey: `slack:${req.channel}:${req.threadTs}`,
     knownNames: thread.mentioned,
   });
-  const identity: SlackIdentity = scribe ? deps.identities.of(scribe) : { client: deps.identities.director.client, look: {}, kind: 'app' };
+  const identity = scribe ? deps.identities.of(scribe) : deps.identities.app;
   const ts = await deps.poster.post({ channel: req.channel, threadTs: req.threadTs, message: recapMessage(recap, thread.leftOut), identity, signal: req.signal });
   deps.log.info({ channel: req.channel, thread: req.threadTs, source: recap.source, decisions: recap.decisions.length, actionItems: recap.actionItems.length }, 'recap posted');
   return { ts, recap, by: scribe?.displayName ?? deps.identities.director.name };
