@@ -91,7 +91,7 @@ describe('Discord slash commands', () => {
     h = await Harness.start({ noStart: true });
     const role = h.fake.state.addRole(h.guild.id, 'Circle keepers');
     h.fake.state.addMember(h.guild.id, h.people.other.id, [role.id]);
-    h.env.DISCORD_MODERATORS = role.id;
+    h.env.DISCORD_MODERATOR_IDS = role.id;
     await h.connect();
     const result = await slash({ verb: 'channel turns', args: { count: 1 }, user: h.people.other, permissions: 0n });
     expect(result.data.content).toMatch(/At most 1 bot turn/);

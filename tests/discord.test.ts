@@ -61,6 +61,9 @@ describe('Discord conversation', () => {
     // Said by name at the start of the message works too.
     await h.say(quiet, 'Beacon, do you think I can do it?');
     expect(h.personaPosts(quiet).map((m) => m.author.username)).toEqual(['Guide', 'Beacon']);
+    // Mentioning the director addresses the whole circle.
+    await h.say(quiet, `<@${h.bots.director.user.id}> can you all help me think?`);
+    expect(h.personaPosts(quiet).map((m) => m.author.username)).toEqual(['Guide', 'Beacon', 'Anchor', 'Catalyst']);
 
     // Another bot (not ours) talks in the enabled channel: it joins the transcript, no round runs.
     const otherBot = h.fake.state.addBot('Weatherbot');

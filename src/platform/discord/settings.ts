@@ -58,7 +58,7 @@ export function readDiscordSettings(env: NodeJS.ProcessEnv, packs: Map<string, P
     ...(apiBaseUrl ? { apiBaseUrl: apiBaseUrl.replace(/\/+$/, '') } : {}),
     webhooks,
     packs: packIds.map((id) => packs.get(id)!),
-    moderators: parseModerators(value(env, 'DISCORD_MODERATORS')),
+    moderators: parseModerators(value(env, 'DISCORD_MODERATOR_IDS')),
     ...(commandGuildId ? { commandGuildId } : {}),
   };
 }
