@@ -35,21 +35,34 @@ export function recipeFor(personaId: string, strategy: string): Recipe {
   return VOICES[personaId]?.[strategy] ?? NEUTRAL[strategy] ?? UNKNOWN_STRATEGY;
 }
 
+/** Human messages whose topics still colour a support turn. */
+const TOPIC_WINDOW = 3;
+
 /**
- * Slots and conditions for the templates. Topics carry over from the last few human messages,
- * ranked after the current message's own, and close people from the previous one ("I can't sleep
- * when he's away" still belongs to the move and the husband); feelings, situations and meeting
- * cues come from this message only.
+ * Slots and conditions for the templates. A support turn keeps the thread: topics carry over from
+ * the last few messages, ranked after the current one's, and close people from the previous one
+ * ("I can't sleep when he's away" still belongs to the move and the husband); feelings and
+ * situations come from this message only. A meeting turn keeps the whole recent thread: decisions,
+ * tasks, participants, and proposals not yet overtaken by a decision.
  */
 function cuesFrom(reading: Reading, earlier: readonly Earlier[], humanName: string, strategy: string): Cues {
   const proper = PLACEHOLDER_NAMES.has(humanName.trim().toLowerCase()) ? undefined : humanName.trim();
-  const topics = [...new Set([...reading.topics, ...[...earlier].reverse().flatMap((e) => e.topics)])];
-  const people = reading.people.length > 0 ? reading.people : (earlier.at(-1)?.people ?? []);
+  const before = [...earlier].reverse(); // most recent first
+  const topics = [...new Set([...reading.topics, ...before.slice(0, TOPIC_WINDOW).flatMap((e) => e.reading.topics)])];
+  const people = reading.people.length > 0 ? reading.people : (before[0]?.reading.people ?? []);
   const situations = [...reading.events, ...reading.circumstances];
   const [first, second] = reading.feelings;
   const close = people.find((p) => p.kind === 'partner' || p.kind === 'family' || p.kind === 'friend');
-  const task = reading.tasks.find((t) => t.owner) ?? reading.tasks[0];
+
+  const decisions = [...reading.decisions, ...before.flatMap((e) => e.reading.decisions)];
+  // Proposals still open: this message's, and earlier ones made after the last decision.
+  const lastDecided = before.findIndex((e) => e.reading.decisions.length > 0);
+  const undecided = reading.decisions.length > 0 ? [] : before.slice(0, lastDecided === -1 ? undefined : lastDecided);
+  const open = [...reading.proposals.map((p) => ({ text: p, by: humanName })), ...undecided.flatMap((e) => e.reading.proposals.map((p) => ({ text: p, by: e.speaker })))];
+  const tasks = [...reading.tasks, ...before.flatMap((e) => e.reading.tasks)];
+  const task = tasks.find((t) => t.owner) ?? tasks[0];
   const due = task?.due ?? reading.dates[0];
+  const names = [...new Set([...reading.names, ...before.flatMap((e) => [e.speaker, ...e.reading.names])])].filter((n) => n !== humanName && !PLACEHOLDER_NAMES.has(n.toLowerCase()));
   const topic = topics.find((t) => TOPICS[t]);
   return {
     topics,
@@ -72,9 +85,12 @@ function cuesFrom(reading: Reading, earlier: readonly Earlier[], humanName: stri
       absolute: reading.absolutes[0],
       judgement: reading.selfJudgement,
       topic: topic ? TOPICS[topic]!.phrase : undefined,
-      name: reading.names[0],
-      proposal: reading.proposals[0],
-      decision: reading.decisions[0],
+      name: names[0],
+      proposal: open[0]?.text,
+      proposer: open[0] && !PLACEHOLDER_NAMES.has(open[0].by.toLowerCase()) ? open[0].by : undefined,
+      decision: decisions[0],
+      /** Who just stated the decision: only when it was stated in this message. */
+      decider: reading.decisions.length > 0 ? proper : undefined,
       task: task?.action,
       owner: task?.owner === humanName ? (proper ?? 'you') : task?.owner,
       due,
@@ -138,7 +154,7 @@ export class OfflineGenerator implements Generator {
       sentences.push(...turn.sentences);
       templates.push(...turn.templates);
     }
-    this.memory.remember(session, { text: context.lastHumanText, topics: reading.topics, people: reading.people }, sentences, templates);
+    this.memory.remember(session, { text: context.lastHumanText, speaker: context.humanName, reading }, sentences, templates);
     // Nothing fresh left to say: an empty text, which the engine treats as no turn.
     return { texts: texts.length > 0 ? texts : [''], offline: true, model: OFFLINE_MODEL };
   }

@@ -49,8 +49,11 @@ export interface Composed {
 const REUSED_WEIGHT = 0.15;
 /** Weight of a template that repeats a detail a recent bot turn already picked up. */
 const ECHO_WEIGHT = 0.3;
-/** Content-word overlap (Jaccard) with a recent bot sentence above which a sentence counts as an echo. */
-const ECHO_JACCARD = 0.5;
+/**
+ * Share of content words in common with a recent bot sentence (|A ∩ B| / min(|A|, |B|)) from which
+ * a sentence counts as an echo; sentences with fewer than two content words are never echoes.
+ */
+const ECHO_OVERLAP = 0.6;
 const MAX_SENTENCES = 3;
 
 export function normaliseSentence(sentence: string): string {
@@ -71,11 +74,11 @@ function contentWords(text: string): Set<string> {
   return new Set(normaliseSentence(text).split(' ').filter((w) => w.length > 2 && !STOP.has(w)));
 }
 
-function jaccard(a: Set<string>, b: Set<string>): number {
-  if (a.size === 0 || b.size === 0) return 0;
+function overlap(a: Set<string>, b: Set<string>): number {
+  if (a.size < 2 || b.size < 2) return 0;
   let inter = 0;
   for (const w of a) if (b.has(w)) inter++;
-  return inter / (a.size + b.size - inter);
+  return inter / Math.min(a.size, b.size);
 }
 
 interface Template {
@@ -157,7 +160,7 @@ function options(part: Part, cues: Cues, avoid: Avoid, recentWords: Set<string>[
     const key = normaliseSentence(sentence);
     if (avoid.sentences.has(key) || taken.has(key) || taken.has(source)) continue;
     const words = contentWords(sentence);
-    if (recentWords.some((r) => jaccard(words, r) >= ECHO_JACCARD)) continue;
+    if (recentWords.some((r) => overlap(words, r) >= ECHO_OVERLAP)) continue;
     let weight = 1 + specificity(template, cues);
     if (avoid.templates.has(source)) weight *= REUSED_WEIGHT;
     if (template.slots.some((k) => (cues.slots[k]?.length ?? 0) >= 8 && recentText.includes(cues.slots[k]!.toLowerCase()))) weight *= ECHO_WEIGHT;
@@ -185,6 +188,7 @@ export function compose(recipe: Recipe, cues: Cues, avoid: Avoid, rng: Rng): Com
     const pick = opts[sampleIndex(opts.map((o) => o.weight / total), rng)]!;
     chosen.push(pick);
     taken.add(pick.key).add(pick.template.source);
+    recentWords.push(contentWords(pick.sentence)); // and no sentence echoes an earlier one of this turn
   }
   if (chosen.length === 0) return undefined;
   return { text: chosen.map((o) => o.sentence).join(' '), sentences: chosen.map((o) => o.key), templates: chosen.map((o) => o.template.source) };

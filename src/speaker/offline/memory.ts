@@ -1,17 +1,17 @@
 // What the offline voice remembers per session: the sentences it has said (never again) and the
 // templates it has used (less often). Bounded both ways: least recently active sessions are
 // forgotten first, and a very long session forgets its oldest sentences.
-import type { Person } from './reading.ts';
+import type { Reading } from './reading.ts';
 
-/** What an earlier human message was about, so later turns keep the thread. */
+/** An earlier human message and how it was read, so later turns keep the thread. */
 export interface Earlier {
   text: string;
-  topics: string[];
-  people: Person[];
+  speaker: string;
+  reading: Reading;
 }
 
-/** Earlier human messages kept per session. */
-const EARLIER_KEPT = 3;
+/** Earlier human messages kept per session (a meeting thread needs more than a support chat). */
+export const EARLIER_KEPT = 8;
 
 export interface SessionState {
   /** Requests answered so far; part of the seed, so a session replays identically. */

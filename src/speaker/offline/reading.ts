@@ -66,6 +66,11 @@ export interface Reading {
 }
 
 const wordRe = (words: readonly string[]) => new RegExp(`\\b(?:${words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '\\s+')).join('|')})\\b`, 'gi');
+// Compiled once: the reader runs on every turn of every channel.
+const FEELING_RES = FEELINGS.map((entry) => ({ entry, re: wordRe(entry.words) }));
+const INTENSIFIER_RES = INTENSIFIERS.map((i) => ({ word: i, re: new RegExp(`\\b${i}\\s+$`, 'i') }));
+const TOPIC_RES = Object.entries(TOPICS).map(([topic, entry]) => ({ topic, re: new RegExp(`\\b(?:${entry.pattern})\\b`, 'i') }));
+const ABSOLUTE_RES = ABSOLUTES.map((a) => ({ word: a, re: new RegExp(`\\b${a}\\b`, 'i') }));
 
 /** Normalise typing habits we rely on: curly quotes, "i" for "I", repeated spaces. */
 function normalise(text: string): string {
@@ -86,13 +91,13 @@ const NEGATION = /\b(?:not|never|no longer|n't)\s+(?:\w+\s+)?$|n't\s+(?:\w+\s+)?
 
 function readFeelings(text: string): Feeling[] {
   const found: { at: number; feeling: Feeling }[] = [];
-  for (const entry of FEELINGS) {
-    for (const m of text.matchAll(wordRe(entry.words))) {
+  for (const { entry, re } of FEELING_RES) {
+    for (const m of text.matchAll(re)) {
       const word = m[0].toLowerCase().replace(/\s+/g, ' ');
       const before = text.slice(Math.max(0, m.index - 40), m.index);
       if (AMBIGUOUS.has(word) && !FEELING_CUE.test(before)) continue;
       if (!word.startsWith('not ') && NEGATION.test(before)) continue;
-      const intensifier = INTENSIFIERS.find((i) => new RegExp(`\\b${i}\\s+$`, 'i').test(before));
+      const intensifier = INTENSIFIER_RES.find((i) => i.re.test(before))?.word;
       const adj = entry.adj ?? word;
       found.push({ at: m.index, feeling: { adj, said: intensifier && !entry.adj ? `${intensifier} ${adj}` : adj, noun: entry.noun, family: entry.family } });
     }
@@ -144,6 +149,7 @@ export function flipPronouns(clause: string): string {
 const CONNECTIVES = /\s*(?:[,;:.!?]+|\b(?:and|but|so|because|cause|since|as|when|while|although|though|after|now that|ever since|until|whenever|plus|which|whereas)\b)\s*/i;
 const LEADING_FILLER = /^(?:(?:and|but|so|also|just|honestly|actually|like|um|well|basically|anyway|then|now|lately|recently|still|really|ok|okay|sometimes|often|maybe|perhaps|I think(?: that)?|I guess|I believe|I suppose|I mean|I know(?: that)?|I feel like)\s+)+/i;
 const TIME_LEAD = String.raw`(?:(?:last|this|a few|two|three|six|several)\s+(?:weeks?|months?|years?|days?)(?:\s+ago)?|yesterday|today|tonight|this morning|a (?:week|month|year) ago)\s+`;
+const TIME_LEAD_RE = new RegExp(`^${TIME_LEAD}`, 'i');
 const SUBJECT = new RegExp(`^(?:${TIME_LEAD})?(?:I|I_and_my_[\\w-]+|I'm|I've|I'd|I'll|we|we're|we've|my\\s+[\\w-]+(?:\\s+[\\w-]+)?|our\\s+[\\w-]+|nobody|no one|everyone|everybody|people|he|she|they)\\s+\\S`, 'i');
 const FEELING_CLAUSE = /^(?:I|we)(?:'m|'ve| am| have| just| still| really)*(?:\s+been)?\s+(?:feel|feeling|felt)\b/i;
 const QUESTION_START = /^(?:what|why|how|when|where|who|which|do|does|did|can|could|should|would|is|are|am)\b/i;
@@ -155,7 +161,7 @@ const NOT_PAST_ED = new Set(['need', 'feed', 'bleed', 'breed', 'exceed', 'procee
 
 /** Past events read as "since ___"; ongoing circumstances as "while ___". */
 function isPast(clause: string): boolean {
-  const words = clause.replace(new RegExp(`^${TIME_LEAD}`, 'i'), '').split(' ');
+  const words = clause.replace(TIME_LEAD_RE, '').split(' ');
   // Skip the subject: "I", or "my" + up to two words, up to the first likely verb.
   let i = /^(?:my|our)$/i.test(words[0] ?? '') ? 2 : 1;
   if (/^(?:I've|we've)$/i.test(words[0] ?? '')) return true;
@@ -191,8 +197,8 @@ function readSituations(text: string): { events: string[]; circumstances: string
 
 function readTopics(text: string): string[] {
   const hits: { topic: string; at: number }[] = [];
-  for (const [topic, entry] of Object.entries(TOPICS)) {
-    const m = new RegExp(`\\b(?:${entry.pattern})\\b`, 'i').exec(text);
+  for (const { topic, re } of TOPIC_RES) {
+    const m = re.exec(text);
     if (m) hits.push({ topic, at: m.index });
   }
   return hits.sort((a, b) => a.at - b.at).map((h) => h.topic);
@@ -205,6 +211,8 @@ const DUE_RE = new RegExp(
   String.raw`\b(?:(?:by|before|on|until|due|no later than)\s+(?:the\s+)?(?:end of (?:the )?(?:day|week|month|sprint|quarter)|eod|eow|next \w+|tomorrow|tonight|today|this \w+|(?:${WEEKDAYS.join('|')})(?:'s)?(?:\s+(?:review|meeting|standup|sync|demo))?|(?:${MONTHS.join('|')})\s+\d{1,2}(?:st|nd|rd|th)?|the \d{1,2}(?:st|nd|rd|th)|q[1-4])|tomorrow|tonight|next week|this week|end of (?:the )?(?:day|week|month|sprint))\b`,
   'i',
 );
+
+const DUE_ALL_RE = new RegExp(DUE_RE.source, 'gi');
 
 const CLIP = /\s*(?:[,;:.!?\n]|\b(?:because|since|so that|but|although|though|unless)\b).*$/i;
 const SOFTENERS = /^(?:just|really|probably|maybe|definitely|also|actually|honestly|simply)\s+/i;
@@ -224,9 +232,13 @@ const PROPOSAL_RES = [
   /\bmaybe we\s+(?:should\s+)?(.+)/i,
   /\bhow about we\s+(.+)/i,
   /\bI (?:propose|suggest|vote)(?: that)? we\s+(.+)/i,
-  /\bshould we\s+(.+)/i,
+  /\b(?:should|can|could) we\s+(.+)/i,
+  /\bwhat if we\s+(?!\w+ed\b)(.+)/i,
   /\blet'?s\s+(.+)/i,
 ];
+
+/** "Let's talk about it" and "let's wrap up" move the meeting along; they are not proposals. */
+const NOT_PROPOSALS = /^(?:discuss|talk|think|see|chat|wrap(?: this| it)? up|move on|continue|start|begin|get started|take a break|get back|go back|circle back|look at|review)\b/i;
 
 const DECISION_RES: [RegExp, (m: RegExpExecArray) => string][] = [
   [/\bwe(?:'ve| have)?\s+(?:all\s+)?(?:decided|agreed)\s+to\s+(.+)/i, (m) => m[1]!],
@@ -237,7 +249,7 @@ const DECISION_RES: [RegExp, (m: RegExpExecArray) => string][] = [
   [/\bdecision\s*(?:is|was|:)\s*(?:to\s+)?(.+)/i, (m) => m[1]!],
 ];
 
-const OWNER_TASK = /\b(I|[A-Z][a-z]+)\s*(?:'ll|\s+will|\s+is going to|\s+am going to|'m going to|\s+can take|\s+takes)\s+(.+)/;
+const OWNER_TASK = /\b(I|[A-Z][a-z]+)\s*(?:'ll|\s+will|\s+is going to|\s+am going to|'m going to|\s+can(?!')|\s+could(?!'))\s+(.+)/;
 const ASK_TASK = /\b[Cc]an\s+([A-Z][a-z]+)\s+(.+?)\?/;
 const UNOWNED_TASK = /\b(?:someone|somebody|anyone|we need someone to|who can)\s+(?:should|needs? to|has to|must|can)?\s*(.+)/i;
 
@@ -289,7 +301,7 @@ export function readMessage(raw: string, speaker: string): Reading {
   const text = normalise(raw);
   const { events, circumstances } = readSituations(text);
   const tasks = readTasks(text, speaker);
-  const absolutes = ABSOLUTES.filter((a) => new RegExp(`\\b${a}\\b`, 'i').test(text));
+  const absolutes = ABSOLUTE_RES.filter((a) => a.re.test(text)).map((a) => a.word);
   const judgement = SELF_JUDGEMENT.exec(text)?.[0];
   const questionSentence = text.split(/(?<=[.!?])\s+/).find((s) => s.endsWith('?'));
 
@@ -302,9 +314,9 @@ export function readMessage(raw: string, speaker: string): Reading {
   const proposals: string[] = [];
   for (const re of PROPOSAL_RES) {
     const p = phrase(re.exec(text)?.[1]);
-    if (p && !proposals.includes(p) && !decisions.includes(p) && !/^(?:discuss|talk|think|see|chat)\b/i.test(p)) proposals.push(p);
+    if (p && !proposals.includes(p) && !decisions.includes(p) && !NOT_PROPOSALS.test(p)) proposals.push(p);
   }
-  const dates = [...new Set([...text.matchAll(new RegExp(DUE_RE.source, 'gi'))].map((m) => m[0]))];
+  const dates = [...new Set([...text.matchAll(DUE_ALL_RE)].map((m) => m[0]))];
 
   const feelings = readFeelings(text);
   return {

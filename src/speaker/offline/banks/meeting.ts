@@ -1,6 +1,6 @@
 // Phrase banks of the meeting crew: the facilitator inclusive and neutral, the skeptic direct
 // about one risk at a time, the scribe terse and structured, the planner owner-and-date minded.
-// Slots: {humanName} {name} {proposal} {decision} {task} {owner} {due} {date} {question}.
+// Slots: {humanName} {name} {proposal} {proposer} {decision} {decider} {task} {owner} {due} {date} {question}.
 import type { Recipe } from '../compose.ts';
 
 const facilitator: Record<string, Recipe> = {
@@ -106,7 +106,7 @@ const scribe: Record<string, Recipe> = {
   summarize: [
     {
       lines: [
-        'Summary: {humanName} proposes to {proposal}.',
+        'Summary: {proposer} proposes to {proposal}.',
         'Summary: the thread is weighing whether to {proposal}.',
         'Summary: agreed to {decision}.',
         'Summary: {owner} will {task} {due}.',
@@ -115,14 +115,18 @@ const scribe: Record<string, Recipe> = {
         '[!decision !proposal] Summary: discussion is open and no decision has been recorded yet.',
         '[!proposal !decision !task] Summary so far: {humanName} has raised a point; no decision yet.',
         '[!proposal !decision] Summary: {humanName} asked, "{question}"',
+        '[?decision] Summary: one decision recorded so far; discussion continues.',
+        '[?decision] Summary: the thread has moved from options to a decision.',
+        '[!decision] Summary: still exploring options; nothing settled yet.',
+        '[!decision] Summary: several views shared, no agreement yet.',
       ],
     },
     {
       chance: 0.6,
       lines: [
         'Open: whether to {proposal}.',
-        '[!owner] Open: an owner and a date for {task}.',
-        '[!due] Open: a due date for {task}.',
+        '[!owner] Open: who will {task}, and by when.',
+        '[!due] Open: when {owner} will {task}.',
         '[!decision] Open: nothing recorded as decided yet.',
         '[!owner !task] Open: no owner named yet.',
       ],
@@ -134,13 +138,15 @@ const scribe: Record<string, Recipe> = {
         'Decision: {decision}.',
         'Decision recorded: {decision}.',
         'Logged as decided: {decision}.',
-        'Decision: {decision}, as proposed by {humanName}.',
+        'Decision: {decision}, as stated by {decider}.',
         '[!decision] Open decision: whether to {proposal}.',
         '[!decision] No decision recorded yet; open: whether to {proposal}.',
         '[!decision] Pending decision: whether to {proposal}.',
         '[!decision !proposal] No decision recorded yet.',
         '[!decision !proposal] Nothing decided yet in this thread.',
         '[!decision !proposal] Decision still open; no proposal recorded.',
+        '[?decision] Nothing new decided on this point yet.',
+        '[?decision] On this point, no decision yet.',
       ],
     },
     {
@@ -160,6 +166,7 @@ const planner: Record<string, Recipe> = {
         '{owner}, is {date} realistic for that, or should we move it?',
         "Logged for {owner}, due {date}; shout if that changes.",
         '[!due] Action: {owner} will {task}; what date should we put on it?',
+        '[!due] {owner}, when can you have that done?',
         '[!due] Action: {owner} to {task}, date to be confirmed.',
         '[!owner] Action: {task}; who owns it, and by when?',
         '[!owner] Action: {task} {due}, owner still needed.',
@@ -183,7 +190,7 @@ const planner: Record<string, Recipe> = {
         '[!decision] No decision yet, so no action items to assign.',
       ],
     },
-    { chance: 0.6, lines: ['{name}, would you take the follow-up?', 'Who owns the follow-up, and by when?', "Let's put a date on the first step.", "I'll add it to the action list once it has an owner."] },
+    { chance: 0.6, lines: ['[?decision] {name}, would you take the follow-up?', '[?decision] Who owns the follow-up, and by when?', "[?decision] Let's put a date on the first step.", "[?decision] I'll add it to the action list once it has an owner."] },
   ],
 };
 

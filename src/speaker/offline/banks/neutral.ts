@@ -18,7 +18,7 @@ export const NEUTRAL: Record<string, Recipe> = {
   clarify: one('Can you say more about what you mean?', 'What exactly are we deciding?'),
   'invite-input': one('Does anyone see this differently?', "Who hasn't weighed in yet?"),
   challenge: one("What's the main risk here?", 'What could go wrong if we {proposal}?'),
-  summarize: one('So far: {humanName} proposes to {proposal}.', 'So far: discussion open, nothing decided.'),
+  summarize: one('So far: {proposer} proposes to {proposal}.', 'So far: discussion open, nothing decided.'),
   'record-decision': one('Decided: {decision}.', '[!decision] Nothing has been decided yet.'),
   'action-item': one('Next action: {owner} will {task} {due}.', '[!task] What is the next action, and who owns it?'),
   timekeeping: one("Time check: let's decide what to settle now and what to defer.", "We're short on time; let's wrap this point up."),

@@ -101,6 +101,9 @@ const anchor: Record<string, Recipe> = {
         '[+] So {situation}, and it felt good.',
         '[+] So there was a bright spot: {event}.',
         '[+] So something went well, and it sounds like it meant something to you.',
+        "[+] So there's some good news in this, and it sounds like you needed it.",
+        '[+] So today had a brighter moment in it.',
+        '[+ t:thanks] So talking it through helped a little.',
       ],
     },
     {
