@@ -314,9 +314,15 @@ describe('/mascot member verbs', () => {
     const humanId = engine.store.db.prepare('SELECT platform_id FROM messages WHERE is_bot = 0').pluck().get() as string;
     expect(recordReaction(engine.store, { ...reaction, messageId: humanId, emoji: '👎' })).toBe(false);
 
+    const quoting = () => engine.store.db.prepare("SELECT COUNT(*) FROM decisions WHERE state_json LIKE '%exam went badly%'").pluck().get();
+    expect(quoting()).toBeGreaterThan(0);
     const forget = await runMascotCommand(me, 'forgetme');
     expect(forget.text).toMatch(/Deleted 1 stored message and 2 feedback entries/);
     expect(countMessages(engine, 'u-7')).toBe(0);
+    // The logged decision states no longer quote the person either.
+    expect(quoting()).toBe(0);
+    const state = JSON.parse(engine.store.db.prepare('SELECT state_json FROM decisions LIMIT 1').pluck().get() as string) as { human: string; humanName: string };
+    expect(state).toMatchObject({ human: '[forgotten]', humanName: '[forgotten]' });
     expect(engine.store.db.prepare('SELECT COUNT(*) FROM feedback').pluck().get()).toBe(0);
 
     await runMascotCommand(me, 'optout');

@@ -66,6 +66,9 @@ export interface StoredTurn {
 
 type OnError = (what: string, err: unknown) => void;
 
+/** What a forgotten person's words and name become in logged decision states. */
+const FORGOTTEN = '[forgotten]';
+
 export class Store {
   private readonly stmts;
 
@@ -193,15 +196,49 @@ export class Store {
     else this.db.prepare('DELETE FROM opt_outs WHERE platform = ? AND user_id = ?').run(platform, userId);
   }
 
-  /** Delete a person's stored messages and feedback on a platform. Returns what was removed. */
+  /** Delete a person's stored messages and feedback on a platform (and their words in logged decisions). Returns what was removed. */
   forgetUser(platform: string, userId: string): { messages: number; feedback: number } {
     return this.db.transaction(() => {
+      const words = this.db
+        .prepare('SELECT channel_key AS channelKey, text FROM messages WHERE author_id = ? AND is_bot = 0 AND channel_key LIKE ?')
+        .all(userId, `${platform}:%`) as { channelKey: string; text: string }[];
+      this.redactDecisionStates(words);
       const messages = this.db
         .prepare('DELETE FROM messages WHERE author_id = ? AND is_bot = 0 AND channel_key LIKE ?')
         .run(userId, `${platform}:%`).changes;
       const feedback = this.db.prepare('DELETE FROM feedback WHERE user_id = ? AND channel_key LIKE ?').run(userId, `${platform}:%`).changes;
       return { messages, feedback };
     })();
+  }
+
+  /**
+   * Logged decision states quote the human turn and the recent transcript (see summarizeState):
+   * replace a forgotten person's words and name there too, so forgetting leaves no copy behind.
+   */
+  private redactDecisionStates(words: { channelKey: string; text: string }[]): void {
+    const byChannel = new Map<string, Set<string>>();
+    for (const w of words) byChannel.set(w.channelKey, (byChannel.get(w.channelKey) ?? new Set()).add(w.text));
+    const update = this.db.prepare('UPDATE decisions SET state_json = ? WHERE id = ?');
+    for (const [channelKey, texts] of byChannel) {
+      const rows = this.db.prepare('SELECT id, state_json AS s FROM decisions WHERE channel_key = ?').all(channelKey) as { id: number; s: string }[];
+      for (const row of rows) {
+        const state = JSON.parse(row.s) as { human?: unknown; humanName?: unknown; transcript?: { name?: unknown; text?: unknown; personaId?: unknown }[] };
+        let hit = false;
+        if (typeof state.human === 'string' && texts.has(state.human)) {
+          state.human = FORGOTTEN;
+          state.humanName = FORGOTTEN;
+          hit = true;
+        }
+        for (const turn of state.transcript ?? []) {
+          if (turn.personaId == null && typeof turn.text === 'string' && texts.has(turn.text)) {
+            turn.text = FORGOTTEN;
+            turn.name = FORGOTTEN;
+            hit = true;
+          }
+        }
+        if (hit) update.run(JSON.stringify(state), row.id);
+      }
+    }
   }
 
   // --- channel settings ---------------------------------------------------------------------
