@@ -71,6 +71,7 @@ export type RewardModelLookup = (pack: string) => Promise<PersonaRewardModel | u
 
 export class HealthMonitor extends EventEmitter<HealthMonitorEvents> {
   readonly options: HealthOptions;
+  private stopped = false;
 
   constructor(
     private readonly store: FidelityStore,
@@ -89,6 +90,7 @@ export class HealthMonitor extends EventEmitter<HealthMonitorEvents> {
     const model = await this.models(pack.id);
     if (!model || !model.hasPersona(personaId)) return;
     const [scores] = await model.scoreTurns([{ context: contextFromTranscript(before.slice(-8)), text: turn.text }]);
+    if (this.stopped) return;
     const head = model.head(personaId);
     let best = 0;
     scores!.personaProb.forEach((p, i) => (p > scores!.personaProb[best]! ? (best = i) : undefined));
@@ -163,9 +165,16 @@ export class HealthMonitor extends EventEmitter<HealthMonitorEvents> {
       const i = session.transcript.findIndex((t) => t.messageId === turn.messageId);
       const before = i >= 0 ? session.transcript.slice(0, i) : session.transcript.filter((t) => t !== turn);
       const pack = engine.packs.get(engine.channelConfig(channelKey).pack);
-      if (!pack) return;
-      this.observe(channelKey, pack, turn, before).catch((err: unknown) => this.log?.warn({ channel: channelKey, err: (err as Error).message }, 'persona health scoring failed'));
+      if (!pack || this.stopped) return;
+      this.observe(channelKey, pack, turn, before).catch((err: unknown) => {
+        if (!this.stopped) this.log?.warn({ channel: channelKey, err: (err as Error).message }, 'persona health scoring failed');
+      });
     });
+  }
+
+  /** Shutdown: scoring still in flight is dropped quietly (the database and model are closing). */
+  stop(): void {
+    this.stopped = true;
   }
 }
 

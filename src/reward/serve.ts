@@ -34,6 +34,7 @@ export function setUpFidelity(config: Config, log: Logger, generator: Generator)
   const files = rewardModelFiles(config);
   const models = files.length > 0 ? new RewardModels(files, { log }) : undefined;
   const bestOfN = models && config.MASCOT_BEST_OF_N > 1;
+  let monitor: HealthMonitor | undefined;
   if (config.MASCOT_BEST_OF_N > 1 && !models) log.warn('MASCOT_BEST_OF_N is set but no persona reward model is loaded (MASCOT_REWARD_MODELS); best-of-N is off');
   return {
     models,
@@ -41,7 +42,7 @@ export function setUpFidelity(config: Config, log: Logger, generator: Generator)
     speakerOptions: bestOfN ? { candidates: config.MASCOT_BEST_OF_N, ranker: models.ranker() } : {},
     attach(engine, db) {
       if (!models) return undefined;
-      const monitor = new HealthMonitor(
+      monitor = new HealthMonitor(
         new FidelityStore(db),
         models.forPack,
         { window: config.MASCOT_HEALTH_WINDOW, collapseThreshold: config.MASCOT_HEALTH_COLLAPSE_THRESHOLD, fidelityThreshold: config.MASCOT_HEALTH_FIDELITY_THRESHOLD },
@@ -50,6 +51,9 @@ export function setUpFidelity(config: Config, log: Logger, generator: Generator)
       monitor.attach(engine);
       return monitor;
     },
-    close: async () => models?.close(),
+    close: async () => {
+      monitor?.stop();
+      await models?.close();
+    },
   };
 }
