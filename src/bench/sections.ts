@@ -3,5 +3,6 @@ import { coreBench } from './core.ts';
 import type { BenchSection } from './section.ts';
 import { recapBench } from '../meeting/bench.ts';
 import { mascotBench } from '../moderation/bench.ts';
+import { learnBench } from '../learn/bench.ts';
 
-export const sections: BenchSection[] = [coreBench, recapBench, mascotBench];
+export const sections: BenchSection[] = [coreBench, recapBench, mascotBench, learnBench];

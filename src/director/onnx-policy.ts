@@ -21,8 +21,12 @@ export interface DirectorInference {
 /** The four input tensors of the director graph for one example (batch of 1). */
 export function directorFeeds(f: DirectorFeatures): Record<string, ort.Tensor> {
   const n = f.ids.length;
+  // int64 ids written as little-endian (low, high) 32-bit halves: no BigInt per id on the hot path.
+  const ids = new BigInt64Array(n);
+  const halves = new Int32Array(ids.buffer);
+  for (let i = 0; i < n; i++) halves[2 * i] = f.ids[i]!;
   return {
-    [IO.ids]: new ort.Tensor('int64', BigInt64Array.from(f.ids, (id) => BigInt(id)), [1, n]),
+    [IO.ids]: new ort.Tensor('int64', ids, [1, n]),
     [IO.weights]: new ort.Tensor('float32', f.weights, [1, n]),
     [IO.dense]: new ort.Tensor('float32', f.dense, [1, f.dense.length]),
     [IO.mask]: new ort.Tensor('float32', Float32Array.from(f.mask, (m) => (m ? 1 : 0)), [1, f.mask.length]),
