@@ -77,7 +77,7 @@ export function markdownReport(results: EvalResults, summaries: SplitSummary[]):
   ];
   for (const s of summaries) {
     const errors = s.rows.reduce((a, r) => a + r.errors, 0);
-    lines.push('', `## ${s.suite} / ${s.split} (${s.n} conversations per system)`, '', markdownTable(s, own));
+    lines.push('', `## ${s.suite} / ${s.split} (${s.n} conversation${s.n === 1 ? '' : 's'} per system)`, '', markdownTable(s, own));
     if (judged.length > 0) lines.push('', 'Judged on the MASCOT rubric (0-100):', '', markdownTable(s, judged));
     if (errors > 0) lines.push('', `${errors} conversation(s) hit an error (details in results.json); their remaining numbers are included.`);
   }
