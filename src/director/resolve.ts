@@ -9,14 +9,13 @@ import fs from 'node:fs';
 import type { Config } from '../config.ts';
 import type { Pack } from '../persona/schema.ts';
 import type { Db } from '../store/db.ts';
+import { closePolicy, resolvePolicy as resolveEvalPolicy } from '../eval/policies.ts';
+import { readDirectorInfo } from '../learn/director-model.ts';
 import { HeuristicPolicy } from './heuristic.ts';
 import { builtinModelFile } from './learned.ts';
-import { LlmPolicy } from './llm-policy.ts';
-import { loadOnnxPolicy, policyFromBytes } from './onnx-policy.ts';
+import { policyFromBytes } from './onnx-policy.ts';
 import type { Policy } from './policy.ts';
-import { builtinPolicies } from './registry.ts';
 import { DirectorVersions } from './versions.ts';
-import { readDirectorInfo } from '../learn/director-model.ts';
 
 export interface ResolvedPolicy {
   policy: Policy;
@@ -26,14 +25,6 @@ export interface ResolvedPolicy {
 }
 
 export async function resolvePolicy(spec: string, pack: Pack, ctx: { config: Config; db?: Db }): Promise<ResolvedPolicy> {
-  const none = async () => {};
-  const builtin = builtinPolicies().get(spec);
-  if (builtin) return { policy: builtin, label: spec, close: none };
-  const file = spec.startsWith('onnx:') ? spec.slice(5) : spec.endsWith('.onnx') ? spec : undefined;
-  if (file !== undefined) {
-    const policy = await loadOnnxPolicy(file, pack, { executionProvider: ctx.config.MASCOT_ONNX_EP });
-    return { policy, label: `${policy.version} (${file})`, close: () => policy.close() };
-  }
   if (spec.startsWith('onnx@') || spec === 'active') {
     if (!ctx.db) throw new Error(`"${spec}" needs the database (MASCOT_DB)`);
     const versions = new DirectorVersions(ctx.db, ctx.config.MASCOT_DIRECTOR_DIR);
@@ -45,17 +36,12 @@ export async function resolvePolicy(spec: string, pack: Pack, ctx: { config: Con
       return { policy, label: `${v.version} (${spec === 'active' ? 'active, ' : ''}registered)`, close: () => policy.close() };
     }
     const shipped = builtinModelFile(pack.id);
-    if (fs.existsSync(shipped)) {
-      const policy = await loadOnnxPolicy(shipped, pack, { executionProvider: ctx.config.MASCOT_ONNX_EP });
-      return { policy, label: `${policy.version} (active, built-in)`, close: () => policy.close() };
-    }
-    return { policy: new HeuristicPolicy(), label: 'heuristic (active: no learned director for this pack)', close: none };
+    if (!fs.existsSync(shipped)) return { policy: new HeuristicPolicy(), label: 'heuristic (active: no learned director for this pack)', close: async () => {} };
+    spec = `onnx:${shipped}`;
   }
-  if (spec === 'llm') {
-    const model = ctx.config.MASCOT_DIRECTOR_LLM_MODEL ?? ctx.config.MASCOT_LLM_MODEL;
-    if (!ctx.config.MASCOT_LLM_BASE_URL || !model) throw new Error('the llm director needs MASCOT_LLM_BASE_URL and MASCOT_DIRECTOR_LLM_MODEL (or MASCOT_LLM_MODEL)');
-    const policy = new LlmPolicy({ baseURL: ctx.config.MASCOT_LLM_BASE_URL, apiKey: ctx.config.MASCOT_LLM_API_KEY, model, timeoutMs: ctx.config.MASCOT_DIRECTOR_LLM_TIMEOUT_MS, fallback: new HeuristicPolicy() });
-    return { policy, label: `llm (${model})`, close: none };
-  }
-  throw new Error(`unknown director "${spec}": use heuristic, round-robin, random, llm, active, onnx@<version> or a .onnx file`);
+  // Built-in names, onnx:<file> and llm: the evaluation's resolver.
+  const name = spec.endsWith('.onnx') && !spec.startsWith('onnx:') ? `onnx:${spec}` : spec;
+  const policy = await resolveEvalPolicy(name, { pack, config: ctx.config });
+  const label = policy.id === 'onnx' ? `${policy.version} (${name.slice(5)})` : policy.id === 'llm' ? `llm (${policy.version})` : spec;
+  return { policy, label, close: () => closePolicy(policy) };
 }

@@ -72,12 +72,14 @@ export interface SimEvidence {
 /** Group reward of every conversation of the suite under every seed, in a fixed order. */
 export async function conversationRewards(pack: Pack, scenarios: readonly Scenario[], seeds: readonly number[], policy: Policy, weights?: Partial<RewardWeights>): Promise<number[]> {
   const profiles = loadProfiles();
+  const personas = pack.personas.filter((p) => p.enabled);
   const rewards: number[] = [];
   for (const seed of seeds)
     for (const scenario of scenarios) {
-      const c = await runConversation({ pack, scenario, seed, policy, profiles });
+      const c = await runConversation({ pack, scenario, seed, policy, profiles, personas });
       const engagement = c.engagements.length ? c.engagements.reduce((a, b) => a + b, 0) / c.engagements.length : 0;
-      rewards.push((await groupReward({ pack, context: [], turns: c.history, engagement }, { weights })).total);
+      // Scored as `mascot eval` scores a conversation (its "Overall"): the opening is the context.
+      rewards.push((await groupReward({ pack, personas, context: c.history.slice(0, 1), turns: c.history.slice(1), engagement }, { weights })).total);
     }
   return rewards;
 }
