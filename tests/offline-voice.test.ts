@@ -160,6 +160,35 @@ describe('offline voice', () => {
     expect(same.filter((t) => t === '').length).toBeLessThanOrEqual(2);
   });
 
+  it('keeps a meeting thread: decisions, owners and open proposals carry over, nothing repeats', async () => {
+    const thread: [string, string][] = [
+      ['Dana', 'I think we should move the launch to March, QA needs more time.'],
+      ['Kim', 'Can we keep February and ship a smaller scope?'],
+      ['Lee', "OK, let's go with a February launch without reporting."],
+      ['Kim', "I'll update the roadmap by Friday."],
+      ['Dana', 'Now the vendor: vendor B is 30% cheaper than vendor A.'],
+      ['Lee', 'We should check the migration cost before switching.'],
+      ['Dana', 'Sam can take the legal question.'],
+      ['Lee', "We're running out of time, let's wrap up."],
+    ];
+    const gen = new OfflineGenerator({ seed: 6 });
+    const turns: string[] = [];
+    for (const [i, [speaker, text]] of thread.entries()) {
+      for (let k = 0; k < 2; k++) {
+        const [personaId, strategy] = meetingPairs[(2 * i + k) % meetingPairs.length]!;
+        turns.push(await say(gen, personaId, strategy, text, { sessionKey: 'thread', humanName: speaker, recent: turns.filter(Boolean).slice(-4) }));
+      }
+    }
+    expect(repeatedSentences(turns)).toEqual([]);
+    expect(turns.filter((t) => t === '').length).toBeLessThanOrEqual(1);
+    // Three messages after the decision, the scribe still records it, crediting nobody who did not state it.
+    const record = await say(gen, 'scribe', 'record-decision', 'Where did we land?', { sessionKey: 'thread', humanName: 'Priya' });
+    expect(record).toMatch(/go with a February launch without reporting/);
+    expect(record).not.toMatch(/Priya/);
+    // The decision closed the earlier proposals: nobody is asked again whether to move the launch to March.
+    expect(turns.slice(6).join(' ')).not.toMatch(/move the launch to March/);
+  });
+
   it('returns an empty text rather than repeat itself once a bank is used up', async () => {
     const gen = new OfflineGenerator({ seed: 11 });
     const turns: string[] = [];
