@@ -4,5 +4,6 @@ import type { BenchSection } from './section.ts';
 import { recapBench } from '../meeting/bench.ts';
 import { mascotBench } from '../moderation/bench.ts';
 import { learnBench } from '../learn/bench.ts';
+import { simBench } from '../eval/bench.ts';
 
-export const sections: BenchSection[] = [coreBench, recapBench, mascotBench, learnBench];
+export const sections: BenchSection[] = [coreBench, recapBench, mascotBench, learnBench, simBench];
