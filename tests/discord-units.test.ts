@@ -58,6 +58,7 @@ describe('Discord settings', () => {
 
     const hooks = readDiscordSettings({ ...base, DISCORD_WEBHOOKS: 'on', DISCORD_API_BASE_URL: 'http://127.0.0.1:9/api/' }, packs, 'support');
     expect(hooks.apiBaseUrl).toBe('http://127.0.0.1:9/api');
+    expect(() => readDiscordSettings({ ...base, DISCORD_PACKS: 'meeting' }, packs, 'support')).toThrow(/DISCORD_PACKS: must include "support" \(MASCOT_PACK\)/);
     const identities = new Map([...resolveIdentities(hooks, base)].map(([p, i]) => [p.id, i.kind]));
     expect(Object.fromEntries(identities)).toEqual({ anchor: 'bot', beacon: 'webhook', catalyst: 'webhook', guide: 'bot' });
   });

@@ -116,6 +116,26 @@ describe('Discord conversation', () => {
     expect(logged).toEqual(posts.map((m) => m.id));
   });
 
+  it('paces posts per channel so a burst never runs into the channel limit', async () => {
+    const burst = async (harness: Harness) => {
+      const { enabled } = harness.channels;
+      harness.fake.channelLimit = { messages: 3, windowMs: 600 };
+      harness.runtime.store.setChannelSetting(channelKeyOf('discord', enabled.id), 'maxBotTurns', 4, 'test');
+      harness.policy.speakers = ['anchor', 'catalyst', 'beacon', 'guide'];
+      await harness.say(enabled, 'First thing on my mind.');
+      await harness.say(enabled, 'And a second thing.');
+      expect(harness.personaPosts(enabled)).toHaveLength(8);
+      return harness.requests('POST', MESSAGES).filter((r) => r.status === 429).length;
+    };
+    // Paced to the limit: no 429 at all.
+    h = await Harness.start({ pacing: { messagesPerWindow: 3, windowMs: 600 } });
+    expect(await burst(h)).toBe(0);
+    await h.close();
+    // The same burst unpaced does hit the limit (and is retried, so every turn still arrives once).
+    h = await Harness.start({ pacing: { messagesPerWindow: 1000, windowMs: 1 } });
+    expect(await burst(h)).toBeGreaterThan(0);
+  });
+
   it('splits a 2500-character turn at a sentence boundary', async () => {
     h = await Harness.start();
     const { enabled } = h.channels;

@@ -1,7 +1,7 @@
 // The REST routes of the fake Discord: the ones the adapter and discord.js call. Errors use
 // Discord's JSON error shape ({ code, message, errors }) and codes.
 import { ChannelType } from 'discord.js';
-import type { FakeBot, FakeMessage, FakeState } from './state.ts';
+import type { FakeBot, FakeMessage, FakeState, InteractionResponseData } from './state.ts';
 
 export interface RouteResult {
   status: number;
@@ -17,7 +17,20 @@ export interface RouteRequest {
   body: unknown;
 }
 
-type Body = Record<string, any>;
+/** The request body fields the fake looks at (Discord's JSON, loosely). */
+interface Body {
+  content?: unknown;
+  embeds?: unknown;
+  nonce?: unknown;
+  enforce_nonce?: unknown;
+  flags?: unknown;
+  message_reference?: { message_id?: string; fail_if_not_exists?: boolean };
+  username?: unknown;
+  avatar_url?: unknown;
+  name?: unknown;
+  type?: unknown;
+  data?: InteractionResponseData;
+}
 type Handler = (m: RegExpExecArray, req: RouteRequest, bot: FakeBot | undefined) => RouteResult;
 
 const MAX_CONTENT = 2000;
@@ -76,7 +89,7 @@ export function routeRequest(state: FakeState, req: RouteRequest, ctx: RouteCont
     ['PATCH', /^\/webhooks\/(\d+)\/([^/]+)\/messages\/@original$/, false, (m, r) => {
       const interaction = [...state.interactions.values()].find((i) => i.token === m[2]);
       if (!interaction) return error(404, 10015, 'Unknown Webhook');
-      interaction.responses.push({ type: 0, data: r.body });
+      interaction.responses.push({ type: 0, data: r.body as InteractionResponseData });
       return json({ id: state.snowflake(), content: (r.body as Body).content ?? '' });
     }],
     ['PUT', /^\/applications\/(\d+)\/commands$/, true, (m, r, b) => {
@@ -150,7 +163,7 @@ function executeWebhook(state: FakeState, id: string, token: string, req: RouteR
   // Interaction follow-ups use the application id and the interaction token.
   const interaction = [...state.interactions.values()].find((i) => i.bot.applicationId === id && i.token === token);
   if (interaction) {
-    interaction.responses.push({ type: 0, data: body });
+    interaction.responses.push({ type: 0, data: body as InteractionResponseData });
     return json({ id: state.snowflake(), channel_id: '0', content: body.content ?? '', flags: body.flags ?? 0 });
   }
   const hook = state.webhooks.get(id);
@@ -164,7 +177,6 @@ function executeWebhook(state: FakeState, id: string, token: string, req: RouteR
   const username = typeof body.username === 'string' && body.username ? body.username : hook.name;
   const author = { id: hook.id, username, global_name: null, discriminator: '0000', avatar: null, bot: true };
   const message = state.createMessage({ channelId, author, content: String(body.content), webhookId: hook.id });
-  (message as FakeMessage & { avatar_url?: string }).avatar_url = body.avatar_url;
   dispatchMessage(message);
   return req.query.get('wait') === 'true' ? json(publicMessage(message)) : noContent();
 }

@@ -45,11 +45,19 @@ interface GatewaySession {
 
 const HEARTBEAT_INTERVAL = 41_250;
 
+/** What a client sends on the gateway, as far as the fake reads it. */
+interface GatewayPayload {
+  op: number;
+  d: { token?: string; intents?: number; session_id?: string } | null;
+}
+
 export class FakeDiscord {
   readonly state = new FakeState();
   readonly requests: RecordedRequest[] = [];
   readonly gatewayLog: { token: string; op: number; d: unknown }[] = [];
   private readonly faults: Fault[] = [];
+  /** Discord's per-channel message limit for bots, as a sliding window; unset: no limit. */
+  channelLimit: { messages: number; windowMs: number } | undefined;
   private readonly sessions = new Map<string, GatewaySession>();
   private readonly waiters = new Set<() => void>();
   private sessionCounter = 0;
@@ -227,8 +235,11 @@ export class FakeDiscord {
     this.requests.push(record);
 
     const fault = this.faults.find((f) => f.times > 0 && f.method === method && f.path.test(path));
+    const limited = method === 'POST' ? this.channelLimited(path) : undefined;
     let result: RouteResult;
-    if (fault && !fault.afterHandling) {
+    if (limited) {
+      result = limited;
+    } else if (fault && !fault.afterHandling) {
       fault.times--;
       result = faultResult(fault);
     } else {
@@ -250,15 +261,27 @@ export class FakeDiscord {
     this.wake();
   }
 
+  /** A 429 when a bot message would exceed the channel limit in the last window. */
+  private channelLimited(path: string): RouteResult | undefined {
+    const m = /^\/channels\/(\d+)\/messages$/.exec(path);
+    if (!m || !this.channelLimit) return undefined;
+    const { messages, windowMs } = this.channelLimit;
+    const now = Date.now();
+    const recent = (this.state.messages.get(m[1]!) ?? []).filter((msg) => msg.postedWith && now - Date.parse(msg.timestamp) < windowMs);
+    if (recent.length < messages) return undefined;
+    const retryAfter = (Date.parse(recent[0]!.timestamp) + windowMs - now) / 1000;
+    return faultResult({ method: 'POST', path: /./, status: 429, times: 0, headers: { 'retry-after': retryAfter.toFixed(3) } });
+  }
+
   // --- gateway -----------------------------------------------------------------------------
 
   private onSocket(ws: WebSocket): void {
     let session: GatewaySession | undefined;
     this.send(ws, { op: GatewayOpcodes.Hello, d: { heartbeat_interval: HEARTBEAT_INTERVAL }, s: null, t: null });
     ws.on('message', (data) => {
-      let payload: { op: number; d: any };
+      let payload: GatewayPayload;
       try {
-        payload = JSON.parse(String(data)) as { op: number; d: any };
+        payload = JSON.parse(String(data)) as GatewayPayload;
       } catch {
         return ws.close(4002, 'Error while decoding payload.');
       }
@@ -270,7 +293,7 @@ export class FakeDiscord {
         case GatewayOpcodes.Identify: {
           const bot = this.state.botByToken(payload.d?.token);
           if (!bot) return ws.close(4004, 'Authentication failed.');
-          const intents = Number(payload.d.intents);
+          const intents = Number(payload.d?.intents);
           if (intents & GatewayIntentBits.MessageContent && !bot.messageContentAllowed) return ws.close(4014, 'Disallowed intent(s).');
           session = { id: `session-${++this.sessionCounter}`, bot, intents, seq: 0, socket: ws, missed: [], resumed: 0 };
           this.sessions.set(session.id, session);
@@ -278,7 +301,7 @@ export class FakeDiscord {
           break;
         }
         case GatewayOpcodes.Resume: {
-          const old = this.sessions.get(payload.d?.session_id);
+          const old = this.sessions.get(payload.d?.session_id ?? '');
           if (!old || old.bot.token !== payload.d?.token) {
             this.send(ws, { op: GatewayOpcodes.InvalidSession, d: false, s: null, t: null });
             break;

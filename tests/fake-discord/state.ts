@@ -85,12 +85,19 @@ export interface FakeWebhook {
   user: FakeUser;
 }
 
+/** What a bot answered to an interaction: a message (content, flags) or autocomplete choices. */
+export interface InteractionResponseData {
+  content?: string;
+  flags?: number;
+  choices?: { name: string; value: string }[];
+}
+
 export interface FakeInteraction {
   id: string;
   token: string;
   bot: FakeBot;
   /** Callback responses and follow-ups, in order. */
-  responses: { type: number; data: any }[];
+  responses: { type: number; data: InteractionResponseData | undefined }[];
 }
 
 export class FakeState {

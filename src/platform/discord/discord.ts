@@ -16,15 +16,20 @@ import { ChannelOutlet, type ConversationPlace, type PostingDeps } from './outle
 import type { DiscordSettings, PersonaIdentity } from './settings.ts';
 import { WebhookPoster } from './webhooks.ts';
 
-/** Per-channel pacing: Discord users observe about 5 messages per 5 s per channel. */
+/** Per-channel limit to stay under: Discord users observe about 5 messages per 5 s per channel. */
 export interface PacingOptions {
   messagesPerWindow: number;
   windowMs: number;
-  /** Least time between two messages in one channel. */
-  minGapMs: number;
 }
 
-export const DEFAULT_PACING: PacingOptions = { messagesPerWindow: 5, windowMs: 5000, minGapMs: 250 };
+export const DEFAULT_PACING: PacingOptions = { messagesPerWindow: 5, windowMs: 5000 };
+
+/**
+ * Evenly spaced posts keep every sliding window under the limit (a reservoir refilled per fixed
+ * window would not: a burst at the end of one window and the start of the next doubles it).
+ * The 10% margin absorbs request latency jitter.
+ */
+const SPACING_MARGIN = 1.1;
 
 interface PersonaBot {
   /** The variables this token was read from (personas may share a bot). */
@@ -79,13 +84,7 @@ export class DiscordPlatform implements Platform {
 
     this.webhooks = [...this.identities.values()].some((i) => i.kind === 'webhook') ? new WebhookPoster(this.director) : undefined;
     const pacing = options.pacing ?? DEFAULT_PACING;
-    this.pacing = new Bottleneck.Group({
-      maxConcurrent: 1,
-      minTime: pacing.minGapMs,
-      reservoir: pacing.messagesPerWindow,
-      reservoirRefreshAmount: pacing.messagesPerWindow,
-      reservoirRefreshInterval: pacing.windowMs,
-    });
+    this.pacing = new Bottleneck.Group({ maxConcurrent: 1, minTime: Math.ceil((pacing.windowMs / pacing.messagesPerWindow) * SPACING_MARGIN) });
     this.posting = {
       director: this.director,
       clientOf: (persona) => this.botOf(persona)?.client,
@@ -137,7 +136,6 @@ export class DiscordPlatform implements Platform {
   async stop(): Promise<void> {
     for (const outlet of this.outlets.values()) outlet.stopTyping();
     await Promise.allSettled([this.director, ...this.bots.map((b) => b.client)].map((c) => c.destroy()));
-    // Clears each channel limiter's reservoir timer.
     await Promise.allSettled(this.pacing.limiters().map(({ limiter }) => limiter.disconnect(false)));
   }
 

@@ -48,6 +48,8 @@ export function readDiscordSettings(env: NodeJS.ProcessEnv, packs: Map<string, P
   const packIds = (value(env, 'DISCORD_PACKS') ?? defaultPack).split(/[\s,]+/).filter(Boolean);
   const unknown = packIds.filter((id) => !packs.has(id));
   if (unknown.length > 0) problems.push(`DISCORD_PACKS: ${unknown.map((u) => `"${u}"`).join(', ')} not loaded (available: ${[...packs.keys()].join(', ')})`);
+  else if (!packIds.includes(defaultPack))
+    problems.push(`DISCORD_PACKS: must include "${defaultPack}" (MASCOT_PACK), the pack every channel uses until a moderator picks another`);
 
   const commandGuildId = value(env, 'DISCORD_COMMAND_GUILD_ID');
   if (commandGuildId && !/^\d{5,20}$/.test(commandGuildId)) problems.push(`DISCORD_COMMAND_GUILD_ID: "${commandGuildId}" is not a server id (digits)`);
