@@ -54,6 +54,10 @@ export interface ModeratorAlert {
   /** What kind of alert, e.g. "collapse", "low-fidelity". */
   kind: string;
   text: string;
+  /** Link to the message it is about, when the platform has message links. */
+  link?: string;
+  /** Where to post it when the server's settings name a channel; otherwise the adapter's own alert channel. */
+  alertChannelId?: string;
 }
 
 export interface EngineEvents {
@@ -204,7 +208,7 @@ export class Engine extends EventEmitter<EngineEvents> {
       if (signal.aborted) return;
       this.emit('decision', key, decision, state);
       const decisionId = r.logging
-        ? this.store.logDecision({ channelKey: key, roundId, triggerId: event.messageId, turnIndex, pack: pack.id, state: summarizeState(state), decision, at: Date.now() })
+        ? this.store.logDecision({ channelKey: key, roundId, triggerId: event.messageId, turnIndex, pack: pack.id, state: summarizeState(state, (t) => this.store.isOptedOut(event.platform, t.author.id)), decision, at: Date.now() })
         : undefined;
       if (decision.action.kind === 'yield' || !decision.directive) return;
 
@@ -235,33 +239,45 @@ export class Engine extends EventEmitter<EngineEvents> {
         }
       }
       if (signal.aborted) return;
-      const posted = await outlet.post(persona, spoken.text, { replyTo: roundTurns.length === 0 ? event.messageId : undefined, offline: spoken.offline, signal });
+      // Crash safety: the turn is logged as pending before it is posted and marked posted after,
+      // so a process killed in between leaves a pending row, never a posted turn missing from the log.
+      const at = Date.now();
+      const rowId = r.logging
+        ? this.store.logMessage({
+            channelKey: key,
+            platformId: `pending:${roundId}:${turnIndex}`,
+            authorId: persona.id,
+            authorName: persona.displayName,
+            isBot: true,
+            personaId: persona.id,
+            text: spoken.text,
+            strategy: decision.directive.strategy,
+            decisionId,
+            roundId,
+            offlineVoice: spoken.offline,
+            delivery: 'pending',
+            at,
+          })
+        : undefined;
+      let posted;
+      try {
+        posted = await outlet.post(persona, spoken.text, { replyTo: roundTurns.length === 0 ? event.messageId : undefined, offline: spoken.offline, signal });
+      } catch (err) {
+        if (rowId !== undefined) this.store.dropPending(rowId);
+        throw err;
+      }
+      if (rowId !== undefined) this.store.markPosted(rowId, posted.messageId);
       const turn: Turn = {
         messageId: posted.messageId,
         author: { id: persona.id, name: persona.displayName, isBot: true, personaId: persona.id },
         text: spoken.text,
-        at: Date.now(),
+        at,
         strategy: decision.directive.strategy,
       };
       session.markSeen(posted.messageId);
       session.append(turn);
       roundTurns.push({ personaId: persona.id, strategy: decision.directive.strategy });
       this.emit('turn', key, turn);
-      if (r.logging)
-        this.store.logMessage({
-          channelKey: key,
-          platformId: posted.messageId,
-          authorId: persona.id,
-          authorName: persona.displayName,
-          isBot: true,
-          personaId: persona.id,
-          text: spoken.text,
-          strategy: decision.directive.strategy,
-          decisionId,
-          roundId,
-          offlineVoice: spoken.offline,
-          at: turn.at,
-        });
       if (lastTurn) return;
     }
   }
@@ -276,6 +292,9 @@ export class Engine extends EventEmitter<EngineEvents> {
     for (const s of this.sessions.values()) s.cancel(reason);
   }
 }
+
+/** What an opted-out person's words and name become in logged decision states. */
+const OPTED_OUT = '[opted out]';
 
 /** Recent turns the director and the speakers see. */
 export const TRANSCRIPT_WINDOW = 12;
@@ -300,12 +319,16 @@ export function directorStateOf(
   };
 }
 
-/** What a decision is logged with: enough to rebuild features for learning, not the whole pack. */
-export function summarizeState(state: DirectorState): Record<string, unknown> {
+/**
+ * What a decision is logged with: enough to rebuild features for learning, not the whole pack.
+ * Turns of people who opted out (`hidden`) keep their place but not their words or name.
+ */
+export function summarizeState(state: DirectorState, hidden: (turn: Turn) => boolean = () => false): Record<string, unknown> {
+  const shown = (t: Turn) => t.author.isBot || !hidden(t);
   return {
-    human: state.human.text,
-    humanName: state.human.author.name,
-    transcript: state.transcript.map((t) => ({ name: t.author.name, personaId: t.author.personaId ?? null, text: t.text, strategy: t.strategy ?? null })),
+    human: shown(state.human) ? state.human.text : OPTED_OUT,
+    humanName: shown(state.human) ? state.human.author.name : OPTED_OUT,
+    transcript: state.transcript.map((t) => ({ name: shown(t) ? t.author.name : OPTED_OUT, personaId: t.author.personaId ?? null, text: shown(t) ? t.text : OPTED_OUT, strategy: t.strategy ?? null })),
     roundTurns: state.roundTurns,
     sessionStrategies: state.sessionStrategies,
     humanTurnCount: state.humanTurnCount,

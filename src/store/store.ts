@@ -16,6 +16,8 @@ export interface MessageRow {
   decisionId?: number;
   roundId?: string;
   offlineVoice?: boolean;
+  /** 'pending' while a bot turn is being posted (see markPosted); default 'posted'. */
+  delivery?: 'pending' | 'posted';
   at: number;
 }
 
@@ -79,8 +81,8 @@ export class Store {
     this.stmts = {
       channel: db.prepare('INSERT OR IGNORE INTO channels (key, platform, channel_id, space_id, created_at) VALUES (?, ?, ?, ?, ?)'),
       message: db.prepare(
-        `INSERT OR IGNORE INTO messages (channel_key, platform_id, author_id, author_name, is_bot, persona_id, text, strategy, decision_id, round_id, offline_voice, at)
-         VALUES (@channelKey, @platformId, @authorId, @authorName, @isBot, @personaId, @text, @strategy, @decisionId, @roundId, @offlineVoice, @at)`,
+        `INSERT OR IGNORE INTO messages (channel_key, platform_id, author_id, author_name, is_bot, persona_id, text, strategy, decision_id, round_id, offline_voice, delivery, at)
+         VALUES (@channelKey, @platformId, @authorId, @authorName, @isBot, @personaId, @text, @strategy, @decisionId, @roundId, @offlineVoice, @delivery, @at)`,
       ),
       decision: db.prepare(
         `INSERT INTO decisions (channel_key, round_id, trigger_id, turn_index, pack, state_json, actions_json, probs_json, chosen, propensity, policy_id, policy_version, reason, at)
@@ -122,10 +124,21 @@ export class Store {
         decisionId: m.decisionId ?? null,
         roundId: m.roundId ?? null,
         offlineVoice: m.offlineVoice ? 1 : 0,
+        delivery: m.delivery ?? 'posted',
         at: m.at,
       });
       return info.changes > 0 ? Number(info.lastInsertRowid) : undefined;
     });
+  }
+
+  /** A pending bot turn was accepted by the platform: record its platform message id. */
+  markPosted(rowId: number, platformId: string): void {
+    this.safely('message delivery', () => this.db.prepare("UPDATE messages SET platform_id = ?, delivery = 'posted' WHERE id = ?").run(platformId, rowId));
+  }
+
+  /** A pending bot turn was never posted (the platform refused it, or the round was cancelled first). */
+  dropPending(rowId: number): void {
+    this.safely('message delivery', () => this.db.prepare("DELETE FROM messages WHERE id = ? AND delivery = 'pending'").run(rowId));
   }
 
   logDecision(d: DecisionRow): number | undefined {
