@@ -61,19 +61,17 @@ export class DiscordPlatform implements Platform {
   private readonly engine: Engine;
   private readonly log: Logger;
   private readonly settings: DiscordSettings;
-  private readonly identities: Map<Persona, PersonaIdentity>;
 
   constructor(options: DiscordPlatformOptions) {
     this.engine = options.engine;
     this.log = options.log.child({ platform: 'discord' });
     this.settings = options.settings;
-    this.identities = options.identities;
     const { apiBaseUrl } = this.settings;
     this.director = createClient('director', apiBaseUrl);
 
     // One client per distinct token: personas that share a bot share its connection.
     const byToken = new Map<string, { tokenEnvs: Set<string>; personas: Persona[] }>();
-    for (const [persona, identity] of this.identities) {
+    for (const [persona, identity] of options.identities) {
       if (identity.kind !== 'bot') continue;
       const entry = byToken.get(identity.token) ?? { tokenEnvs: new Set<string>(), personas: [] };
       entry.tokenEnvs.add(identity.tokenEnv);
@@ -82,7 +80,7 @@ export class DiscordPlatform implements Platform {
     }
     for (const [token, { tokenEnvs, personas }] of byToken) this.bots.push({ token, tokenEnvs, personas, client: createClient('persona', apiBaseUrl, personas) });
 
-    this.webhooks = [...this.identities.values()].some((i) => i.kind === 'webhook') ? new WebhookPoster(this.director) : undefined;
+    this.webhooks = [...options.identities.values()].some((i) => i.kind === 'webhook') ? new WebhookPoster(this.director) : undefined;
     const pacing = options.pacing ?? DEFAULT_PACING;
     this.pacing = new Bottleneck.Group({ maxConcurrent: 1, minTime: Math.ceil((pacing.windowMs / pacing.messagesPerWindow) * SPACING_MARGIN) });
     this.posting = {
@@ -106,7 +104,12 @@ export class DiscordPlatform implements Platform {
       await this.stop();
       throw new Error(`Discord start-up failed:\n  ${failures.join('\n  ')}`);
     }
-    await this.registerCommands();
+    try {
+      await this.registerCommands();
+    } catch (err) {
+      await this.stop();
+      throw new Error(`Discord start-up failed: could not register the /mascot commands for the director application (${(err as Error).message})`);
+    }
     this.listen();
     this.log.info(
       { director: this.director.user?.tag, personas: this.bots.map((b) => `${b.personas.map((p) => p.id).join('+')}=${b.client.user?.tag}`), webhooks: this.webhooks !== undefined },
@@ -194,7 +197,6 @@ export class DiscordPlatform implements Platform {
   }
 
   private onDirectMessage(bot: PersonaBot, message: Message): void {
-    if (message.inGuild() || message.author.bot) return;
     const persona = bot.personas[0]!;
     const event = directMessageEvent(message, persona);
     if (!event) return;
