@@ -75,6 +75,7 @@ describe('Discord slash commands', () => {
     const done = await slash({ verb: 'persona set', args: { persona: 'anchor', field: 'talkativeness', value: '0.15' } });
     expect(done).toMatchObject({ type: 4, data: { flags: 64 } });
     expect(done.data.content).toMatch(/Anchor's talkativeness is now 0\.15/);
+    expect(done.data.content).toContain('undo with `/mascot persona rollback persona:anchor version:0`');
     expect(h.runtime.store.personaHistory('support', 'anchor', key)[0]).toMatchObject({ newValue: 0.15, actor: `morgan (discord:${h.people.moderator.id})` });
 
     const seen: number[] = [];
@@ -126,6 +127,7 @@ describe('Discord slash commands', () => {
 
     const out = await slash({ command: 'mascot-me', verb: 'optout', user: h.people.human, permissions: 0n });
     expect(out.data).toMatchObject({ flags: 64, content: expect.stringMatching(/not stored/) });
+    expect(out.data.content).toContain('until you use `/mascot-me forgetme`; `/mascot-me optin` undoes this');
     await h.say(enabled, 'Something private.');
     expect(h.personaPosts(enabled)).toHaveLength(2);
     expect(stored(h.people.human.id)).toBe(1);

@@ -4,10 +4,14 @@
 import type { ArgSpec, ArgValue, MascotVerb, RawArgs } from './verb.ts';
 import { ArgumentProblem } from './verb.ts';
 
+/** The arguments of a verb as a usage line shows them: ` <persona> <field> <value> [scope]`. */
+export function argsUsage(verb: MascotVerb): string {
+  return verb.args.map((a) => (a.required ? ` <${a.name}>` : ` [${a.name}]`)).join('');
+}
+
 /** The usage line of a verb: `persona set <persona> <field> <value> [scope]`. */
 export function usageOf(verb: MascotVerb): string {
-  const parts = verb.args.map((a) => (a.required ? `<${a.name}>` : `[${a.name}]`));
-  return [verb.name, ...parts].join(' ');
+  return `${verb.name}${argsUsage(verb)}`;
 }
 
 function accepted(spec: ArgSpec): string {

@@ -4,7 +4,7 @@
 import type { ChannelConfig } from '../session/engine.ts';
 import type { MascotContext, MascotVerb } from './verb.ts';
 import { invalid, ok } from './verb.ts';
-import { actorOf, conversationKey, formatWhen, nameChoices, settingsKey } from './where.ts';
+import { actorOf, cmd, conversationKey, formatWhen, nameChoices, settingsKey } from './where.ts';
 import { formatValue } from './persona-verbs.ts';
 
 const MAX_BOT_TURNS = 8;
@@ -56,7 +56,7 @@ const channelOn: MascotVerb = {
   run(ctx) {
     const changed = setSetting(ctx, 'enabled', true);
     const paused = ctx.engine.channelConfig(settingsKey(ctx)).paused;
-    return ok(`${changed ? 'The bots now take part in this channel' : 'The bots already take part in this channel'}${paused ? ' (it is paused: use `resume`)' : ''}.`);
+    return ok(`${changed ? 'The bots now take part in this channel' : 'The bots already take part in this channel'}${paused ? ` (it is paused: use ${cmd(ctx, 'resume')})` : ''}.`);
   },
 };
 
@@ -139,7 +139,7 @@ const pause: MascotVerb = {
   run(ctx) {
     const changed = setSetting(ctx, 'paused', true);
     stopRound(ctx, 'paused by a moderator');
-    return ok(changed ? 'Paused: the bots are quiet in this channel until `resume`.' : 'The bots were already paused here.');
+    return ok(changed ? `Paused: the bots are quiet in this channel until ${cmd(ctx, 'resume')}.` : 'The bots were already paused here.');
   },
 };
 

@@ -2,12 +2,13 @@
 // validates arguments and runs a verb. Discord and Slack adapters translate their interactions
 // into `runMascotCommand(ctx, verb, args)` and show the answer to the person who asked.
 // Other modules add verbs with `registerVerb` (e.g. `health`).
-import { checkArgs, parseCommandText, usageOf } from './args.ts';
+import { argsUsage, checkArgs, parseCommandText } from './args.ts';
 import { channelVerbs } from './channel-verbs.ts';
 import { memberVerbs } from './member-verbs.ts';
 import { personaVerbs } from './persona-verbs.ts';
 import type { Choice, MascotContext, MascotResult, MascotVerb, ModeratorList, RawArgs } from './verb.ts';
 import { ArgumentProblem, failed, invalid, ok, refused } from './verb.ts';
+import { cmd, typed } from './where.ts';
 
 export type { ArgSpec, Audience, Choice, MascotContext, MascotResult, MascotStatus, MascotUser, MascotVerb, ModeratorList, RawArgs } from './verb.ts';
 export { ArgumentProblem } from './verb.ts';
@@ -31,7 +32,7 @@ const help: MascotVerb = {
   run(ctx) {
     const mod = isModerator(ctx);
     const lines = ['Commands:'];
-    for (const v of mascotVerbs.values()) if (mod || v.audience === 'everyone') lines.push(`\`${usageOf(v)}\`: ${v.summary}`);
+    for (const v of mascotVerbs.values()) if (mod || v.audience === 'everyone') lines.push(`\`${typed(ctx, v.name)}${argsUsage(v)}\`: ${v.summary}`);
     if (!mod) lines.push(`Moderators (${moderatorsAre(ctx)}) can also tune personas and channels.`);
     return ok(lines.join('\n'));
   },
@@ -63,13 +64,13 @@ export async function runMascotCommand(ctx: MascotContext, verbName: string, raw
     return invalid(`"${verbName}" is not a command. Accepted: ${names.join(', ')}.`);
   }
   if (verb.audience === 'moderator' && !isModerator(ctx))
-    return refused(`\`${verb.name}\` is for moderators: ${moderatorsAre(ctx)}.`);
-  if (verb.needsServer && !ctx.spaceId) return invalid(`\`${verb.name}\` works in a server channel, not in a direct message.`);
+    return refused(`${cmd(ctx, verb.name)} is for moderators: ${moderatorsAre(ctx)}.`);
+  if (verb.needsServer && !ctx.spaceId) return invalid(`${cmd(ctx, verb.name)} works in a server channel, not in a direct message.`);
   try {
     return await verb.run(ctx, checkArgs(verb, raw));
   } catch (err) {
     if (err instanceof ArgumentProblem || err instanceof RangeError) return invalid(err.message);
-    return failed(`\`${verb.name}\` could not be completed (${(err as Error).message}); nothing was changed.`);
+    return failed(`${cmd(ctx, verb.name)} could not be completed (${(err as Error).message}); nothing was changed.`);
   }
 }
 

@@ -1,7 +1,7 @@
 // Verbs for everyone: opt out of (and back into) logging, forget me, feedback on the last round.
 import type { MascotVerb } from './verb.ts';
 import { invalid, ok } from './verb.ts';
-import { conversationKey } from './where.ts';
+import { cmd, conversationKey } from './where.ts';
 
 const NOTE_MAX = 500;
 
@@ -15,7 +15,7 @@ const optOut: MascotVerb = {
     ctx.engine.store.setOptOut(ctx.platform, ctx.user.id, true);
     return ok(
       `${already ? 'You were already opted out.' : 'Done: from now on your messages and feedback are not stored.'} ` +
-        'What was stored before stays until you use `forgetme`; `optin` undoes this.',
+        `What was stored before stays until you use ${cmd(ctx, 'forgetme')}; ${cmd(ctx, 'optin')} undoes this.`,
     );
   },
 };
@@ -42,7 +42,7 @@ const forgetMe: MascotVerb = {
     const optedOut = ctx.engine.store.isOptedOut(ctx.platform, ctx.user.id);
     return ok(
       `Deleted ${removed.messages} stored message${removed.messages === 1 ? '' : 's'} and ${removed.feedback} feedback entr${removed.feedback === 1 ? 'y' : 'ies'} of yours.` +
-        (optedOut ? '' : ' New messages will be stored again; use `optout` to stop that.'),
+        (optedOut ? '' : ` New messages will be stored again; use ${cmd(ctx, 'optout')} to stop that.`),
     );
   },
 };
@@ -57,7 +57,7 @@ const feedback: MascotVerb = {
   ],
   run(ctx, args) {
     const store = ctx.engine.store;
-    if (store.isOptedOut(ctx.platform, ctx.user.id)) return invalid('You have opted out of logging, so feedback is not stored. Use `optin` first if you want to give it.');
+    if (store.isOptedOut(ctx.platform, ctx.user.id)) return invalid(`You have opted out of logging, so feedback is not stored. Use ${cmd(ctx, 'optin')} first if you want to give it.`);
     const key = conversationKey(ctx);
     const round = store.lastRound(key);
     if (!round) return invalid('There is no bot round in this channel to rate yet.');

@@ -6,7 +6,7 @@ import { OVERRIDABLE, applyOverrides, type OverridableField } from '../session/o
 import type { AuditEntry } from '../store/store.ts';
 import type { ArgSpec, MascotContext, MascotVerb } from './verb.ts';
 import { ArgumentProblem, invalid, ok } from './verb.ts';
-import { SCOPES, actorOf, channelPack, findPersona, formatWhen, personaChoices, scopesHere, storeScope, type ScopeName } from './where.ts';
+import { SCOPES, actorOf, channelPack, cmd, findPersona, formatWhen, personaChoices, scopesHere, storeScope, type ScopeName } from './where.ts';
 
 const HISTORY_SHOWN = 15;
 const STYLE_MAX = 300;
@@ -19,6 +19,8 @@ const scopeArg: ArgSpec = {
   required: false,
   choices: SCOPES,
 };
+/** The scope argument of a hint: only when it is not the default. */
+const serverScope = (scope: ScopeName): { scope?: string } => (scope === 'server' ? { scope } : {});
 const fieldArg = (required: boolean): ArgSpec => ({ name: 'field', description: 'what to change', type: 'string', required, choices: OVERRIDABLE });
 
 /** Read a typed value for a field; the error says what the field accepts. */
@@ -166,7 +168,7 @@ const setPersona: MascotVerb = {
     const version = ctx.engine.store.historySize(ctx.engine.store.personaTarget(pack.id, persona.id, scope));
     return ok(
       `${persona.displayName}'s ${field} is now ${formatValue(value)} in this ${scopeName} (was ${formatValue(old ?? fileValue(persona, field))}). ` +
-        `It applies from the next turn. Version ${version}; undo with \`persona rollback ${persona.id} ${version - 1}${scopeName === 'server' ? ' server' : ''}\`.`,
+        `It applies from the next turn. Version ${version}; undo with ${cmd(ctx, 'persona rollback', { persona: persona.id, version: version - 1, ...serverScope(scopeName) })}.`,
     );
   },
 };
@@ -213,7 +215,7 @@ const personaHistory: MascotVerb = {
     const lines = [`Changes to ${persona.displayName} in this ${scopeName} (version 0 is the file's values):`];
     if (shown[0]!.version > 1) lines.push(`(${shown[0]!.version - 1} older changes not shown)`);
     lines.push(...shown.map(describeEntry));
-    lines.push(`Roll back with \`persona rollback ${persona.id} <version>${scopeName === 'server' ? ' server' : ''}\`.`);
+    lines.push(`Roll back with ${cmd(ctx, 'persona rollback', { persona: persona.id, version: '<version>', ...serverScope(scopeName) })}.`);
     return ok(lines.join('\n'));
   },
 };

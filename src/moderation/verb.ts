@@ -35,6 +35,11 @@ export interface MascotContext {
   moderatorsAre?: string;
   /** Packs this platform offers (a channel may choose only these); all loaded packs when absent. */
   packs?: readonly string[];
+  /**
+   * How a person types a verb here, for hints in answers (Discord: `/mascot-me optout`,
+   * `/mascot persona rollback persona:anchor version:2`); the bare verb and values when absent.
+   */
+  invocation?: (verbName: string, args: Readonly<Record<string, string | number>>) => string;
   /** How each persona is present on this platform (e.g. "connected as @Anchor", "webhook"). */
   identityOf?: (persona: Persona) => string;
 }

@@ -65,6 +65,14 @@ export function nameChoices(names: Iterable<string>, partial: string): Choice[] 
   return [...names].filter((n) => n.toLowerCase().includes(q)).map((n) => ({ name: n, value: n }));
 }
 
+/** A verb as a person types it here (see MascotContext.invocation). */
+export function typed(ctx: MascotContext, verbName: string, args: Readonly<Record<string, string | number>> = {}): string {
+  return ctx.invocation ? ctx.invocation(verbName, args) : [verbName, ...Object.values(args)].join(' ');
+}
+
+/** The same, in backticks, for hints in answers. */
+export const cmd = (ctx: MascotContext, verbName: string, args: Readonly<Record<string, string | number>> = {}): string => `\`${typed(ctx, verbName, args)}\``;
+
 export function formatWhen(at: number): string {
   return `${new Date(at).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }

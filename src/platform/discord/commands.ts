@@ -86,6 +86,12 @@ export function slashCommands(verbs: Iterable<MascotVerb> = mascotVerbs.values()
   return [moderator.toJSON(), member.toJSON()];
 }
 
+/** How a verb is typed on Discord: `/mascot-me optout`, `/mascot persona rollback persona:anchor version:2`. */
+export function discordInvocation(verbName: string, args: Readonly<Record<string, string | number>>): string {
+  const command = mascotVerbs.get(verbName)?.audience === 'everyone' ? MEMBER_COMMAND : MODERATOR_COMMAND;
+  return [`/${command} ${verbName}`, ...Object.entries(args).map(([name, value]) => `${name}:${value}`)].join(' ');
+}
+
 /** The verb an interaction names: "persona set" from group "persona" and subcommand "set". */
 function verbOf(interaction: ChatInputCommandInteraction | AutocompleteInteraction): string {
   const group = interaction.options.getSubcommandGroup(false);

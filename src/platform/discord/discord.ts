@@ -10,7 +10,7 @@ import type { Persona } from '../../persona/schema.ts';
 import { channelKeyOf, type Engine } from '../../session/engine.ts';
 import type { Platform } from '../platform.ts';
 import { createClient, loginClient } from './clients.ts';
-import { MEMBER_COMMAND, MODERATOR_COMMAND, answerAutocomplete, answerCommand, slashCommands } from './commands.ts';
+import { MEMBER_COMMAND, MODERATOR_COMMAND, answerAutocomplete, answerCommand, discordInvocation, slashCommands } from './commands.ts';
 import { directMessageEvent, guildMessageEvent, type Directory } from './inbound.ts';
 import { ChannelOutlet, type ConversationPlace, type PostingDeps } from './outlet.ts';
 import type { DiscordSettings, PersonaIdentity } from './settings.ts';
@@ -236,6 +236,7 @@ export class DiscordPlatform implements Platform {
       moderators: this.settings.moderators,
       packs: this.settings.packs.map((p) => p.id),
       identityOf: (persona) => this.describeIdentity(persona),
+      invocation: discordInvocation,
     };
   };
 
