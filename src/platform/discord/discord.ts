@@ -55,8 +55,9 @@ export class DiscordPlatform implements Platform {
   private readonly webhooks: WebhookPoster | undefined;
   private readonly pacing: Bottleneck.Group;
   private readonly outlets = new Map<string, ChannelOutlet>();
-  /** Rounds handed to the engine and not yet finished. */
+  /** Rounds handed to the engine and not yet finished, and how many per channel. */
   private readonly inflight = new Set<Promise<void>>();
+  private readonly pending = new Map<string, number>();
   private readonly posting: PostingDeps;
   private readonly engine: Engine;
   private readonly log: Logger;
@@ -215,9 +216,18 @@ export class DiscordPlatform implements Platform {
     }
     // A person speaking cancels the running round: stop showing its personas as typing.
     if (!event.author.isBot) outlet.stopTyping();
-    const handled = this.engine.receive(event, outlet).catch((err: Error) => this.log.error({ channel: place.channelId, err: err.message }, 'round failed'));
+    const { channelId } = place;
+    this.pending.set(channelId, (this.pending.get(channelId) ?? 0) + 1);
+    const handled = this.engine.receive(event, outlet).catch((err: Error) => this.log.error({ channel: channelId, err: err.message }, 'round failed'));
     this.inflight.add(handled);
-    void handled.finally(() => this.inflight.delete(handled));
+    void handled.finally(() => {
+      this.inflight.delete(handled);
+      const left = (this.pending.get(channelId) ?? 1) - 1;
+      if (left > 0) return void this.pending.set(channelId, left);
+      this.pending.delete(channelId);
+      // No round left here (finished, paused, failed): nobody is writing any more.
+      outlet.stopTyping();
+    });
   }
 
   private readonly contextFor = (interaction: ChatInputCommandInteraction | AutocompleteInteraction): MascotContext => {
