@@ -54,7 +54,7 @@ scenarios:
 );
 const scenarios: Scenario[] = loadSuite(suiteFile).scenarios;
 
-const tiny: GrpoConfig = { ...GRPO_DEFAULTS, buckets: 1 << 10, emb: 4, hidden: 8, groupSize: 4, batchStates: 6, iterations: 2, distillEpochs: 1 };
+const tiny: GrpoConfig = { ...GRPO_DEFAULTS, buckets: 1 << 10, emb: 4, hidden: 8, groupSize: 4, batchStates: 6, iterations: 2, distillEpochs: 1, blockTurns: 3 };
 
 describe('GRPO trainer', () => {
   it('increases the probability of the action a known reward prefers', async () => {

@@ -7,7 +7,7 @@
 // `mascot ope` shows the first; `mascot director promote` uses the logs when their effective sample
 // size suffices and the simulation otherwise.
 import type { Policy } from '../director/policy.ts';
-import { groupReward, type RewardWeights } from '../eval/group-reward.ts';
+import { groupReward, type FidelityScorer, type RewardWeights } from '../eval/group-reward.ts';
 import type { Pack } from '../persona/schema.ts';
 import { runConversation } from '../sim/run.ts';
 import { loadProfiles, type Scenario } from '../sim/scenario.ts';
@@ -70,7 +70,13 @@ export interface SimEvidence {
 }
 
 /** Group reward of every conversation of the suite under every seed, in a fixed order. */
-export async function conversationRewards(pack: Pack, scenarios: readonly Scenario[], seeds: readonly number[], policy: Policy, weights?: Partial<RewardWeights>): Promise<number[]> {
+export async function conversationRewards(
+  pack: Pack,
+  scenarios: readonly Scenario[],
+  seeds: readonly number[],
+  policy: Policy,
+  options: { weights?: Partial<RewardWeights>; fidelity?: FidelityScorer } = {},
+): Promise<number[]> {
   const profiles = loadProfiles();
   const personas = pack.personas.filter((p) => p.enabled);
   const rewards: number[] = [];
@@ -79,7 +85,7 @@ export async function conversationRewards(pack: Pack, scenarios: readonly Scenar
       const c = await runConversation({ pack, scenario, seed, policy, profiles, personas });
       const engagement = c.engagements.length ? c.engagements.reduce((a, b) => a + b, 0) / c.engagements.length : 0;
       // Scored as `mascot eval` scores a conversation (its "Overall"): the opening is the context.
-      rewards.push((await groupReward({ pack, personas, context: c.history.slice(0, 1), turns: c.history.slice(1), engagement }, { weights })).total);
+      rewards.push((await groupReward({ pack, personas, context: c.history.slice(0, 1), turns: c.history.slice(1), engagement }, options)).total);
     }
   return rewards;
 }
@@ -91,10 +97,10 @@ export async function evidenceFromSimulation(
   seeds: readonly number[],
   candidate: Policy,
   baseline: Policy,
-  options: { bootstrap?: number; weights?: Partial<RewardWeights> } = {},
+  options: { bootstrap?: number; weights?: Partial<RewardWeights>; fidelity?: FidelityScorer } = {},
 ): Promise<SimEvidence> {
-  const a = await conversationRewards(pack, scenarios, seeds, candidate, options.weights);
-  const b = await conversationRewards(pack, scenarios, seeds, baseline, options.weights);
+  const a = await conversationRewards(pack, scenarios, seeds, candidate, options);
+  const b = await conversationRewards(pack, scenarios, seeds, baseline, options);
   return { conversations: a.length, seeds: [...seeds], candidate: meanInterval(a, options.bootstrap), baseline: meanInterval(b, options.bootstrap), difference: meanInterval(a.map((x, i) => x - b[i]!), options.bootstrap) };
 }
 

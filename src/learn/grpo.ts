@@ -37,8 +37,8 @@ export const GRPO_DEFAULTS = {
   beta: 0.04,
   /** Adam learning rate of the GRPO phase. */
   lr: 0.003,
-  /** Turns a rollout block holds at least (it then ends with the person's reply). */
-  blockTurns: 3,
+  /** Turns a rollout block holds at least (it then ends with the person's reply); about the rest of a conversation. */
+  blockTurns: 12,
   /** GRPO iterations. */
   iterations: 40,
   /** Start states per iteration. */

@@ -12,7 +12,7 @@ import type { Policy } from '../director/policy.ts';
 import type { FidelityScorer, RewardWeights } from '../eval/group-reward.ts';
 import type { Pack } from '../persona/schema.ts';
 import type { Generator } from '../speaker/generator.ts';
-import { startFromLogged, startStates } from '../sim/environment.ts';
+import { startFromLogged, startStates, type SimStart } from '../sim/environment.ts';
 import type { Scenario } from '../sim/scenario.ts';
 import type { Db } from '../store/db.ts';
 import { svgDocument } from './chart.ts';
@@ -31,6 +31,8 @@ export interface TrainDirectorRequest {
   seeds: number[];
   /** Keep every n-th decision point of the played scenarios. */
   every?: number;
+  /** Policies that play the scenarios to make start states (default: the teacher only). */
+  startPolicies?: { name: string; policy: Policy }[];
   /** Logged decisions to add as start states (none without a database). */
   db?: Db;
   loggedLimit?: number;
@@ -71,7 +73,11 @@ export interface TrainingReport {
 export async function trainDirectorToFile(req: TrainDirectorRequest): Promise<TrainingReport> {
   const began = performance.now();
   const featurizer = new DirectorFeaturizer(req.pack, req.init?.shape.buckets ?? req.config.buckets);
-  const simulated = await startStates(req.pack, req.scenarios, req.seeds, { every: req.every ?? 1 });
+  // States the director will meet come from several ways of playing the conversations.
+  const simulated: SimStart[] = [];
+  for (const { name, policy } of req.startPolicies ?? [{ name: 'teacher', policy: req.teacher }]) {
+    for (const start of await startStates(req.pack, req.scenarios, req.seeds, { every: req.every ?? 1, policy })) simulated.push({ ...start, id: `${name}:${start.id}` });
+  }
   const starts: TrainingStart[] = simulated.map((start) => ({ start }));
 
   let logged = 0;
@@ -106,6 +112,7 @@ export async function trainDirectorToFile(req: TrainDirectorRequest): Promise<Tr
       algorithm: 'grpo',
       suite: req.suiteName,
       seeds: req.seeds,
+      startPolicies: (req.startPolicies ?? []).map((p) => p.name),
       starts: { simulated: simulated.length, logged },
       iterations: iteration ?? req.config.iterations,
       config: req.config,

@@ -7,7 +7,10 @@ import { resolvePolicy } from '../../director/resolve.ts';
 import { DirectorVersions } from '../../director/versions.ts';
 import { readDirectorFile } from '../../learn/director-model.ts';
 import { evidenceFromLogs, evidenceFromSimulation } from '../../learn/evidence.ts';
+import { modelFidelity } from '../../eval/fidelity.ts';
+import { rewardWeightsFromEnv } from '../../eval/group-reward.ts';
 import { loadPacks, PERSONAS_DIR } from '../../persona/loader.ts';
+import { rewardModelFiles } from '../../reward/serve.ts';
 import type { Pack } from '../../persona/schema.ts';
 import { loadSuite } from '../../sim/scenario.ts';
 import { openDatabase, type Db } from '../../store/db.ts';
@@ -117,7 +120,10 @@ audit trail. Running processes switch within MASCOT_DIRECTOR_POLL_MS, without a 
         const trainedOn = (info.training.seeds as number[] | undefined) ?? [];
         const overlap = seeds.filter((s) => trainedOn.includes(s));
         if (overlap.length) ctx.stdout.write(`warning: seeds ${overlap.join(',')} were used to train this director; the comparison is optimistic\n`);
-        const sim = await evidenceFromSimulation(pack, suite.scenarios, seeds, candidate.policy, active.policy);
+        // Scored as mascot eval scores it: fidelity from the persona reward models when there are some.
+        const files = rewardModelFiles(config);
+        const fidelity = files.length > 0 ? modelFidelity(files) : undefined;
+        const sim = await evidenceFromSimulation(pack, suite.scenarios, seeds, candidate.policy, active.policy, { weights: rewardWeightsFromEnv(ctx.env), fidelity: fidelity?.scorerFor(pack) }).finally(() => fidelity?.close());
         difference = sim.difference;
         evidence = { source: 'simulation', suite: suite.name, seeds, conversations: sim.conversations, candidate: sim.candidate, active: sim.baseline, difference };
         ctx.stdout.write(`simulation: ${sim.conversations} conversations, candidate ${fmt(sim.candidate)}, active ${fmt(sim.baseline)}\n`);

@@ -3,7 +3,10 @@
 import fs from 'node:fs';
 import { loadConfig } from '../../config.ts';
 import { HeuristicPolicy } from '../../director/heuristic.ts';
+import { builtinPolicies } from '../../director/registry.ts';
+import { modelFidelity } from '../../eval/fidelity.ts';
 import { parseRewardWeights, rewardWeightsFromEnv } from '../../eval/group-reward.ts';
+import { rewardModelFiles } from '../../reward/serve.ts';
 import { decodeDirector, readDirectorFile } from '../../learn/director-model.ts';
 import { GRPO_DEFAULTS, type GrpoConfig } from '../../learn/grpo.ts';
 import { trainDirectorToFile, type ProgressEvent } from '../../learn/train-director.ts';
@@ -68,6 +71,7 @@ apart from the seeds you evaluate with (mascot eval).
   --suite NAME|FILE     scenario suite (default: the pack's id)
   --seeds LIST          training seeds, e.g. 101-108 or 1,4,9 (default ${DEFAULT_TRAINING_SEEDS})
   --every N             keep every n-th decision point of the played scenarios (default 1)
+  --start-policies LIST policies that play the scenarios to make start states (default heuristic,round-robin,random)
   --db FILE             logged sessions (default MASCOT_DB when that file exists); --no-logged skips them
   --logged-limit N      at most N logged decisions
   --version NAME        policy version recorded in the file (default <pack>-grpo-<date>)
@@ -75,6 +79,8 @@ apart from the seeds you evaluate with (mascot eval).
   --checkpoint-dir DIR  where checkpoints go (default data/checkpoints); --checkpoint-every N (default 10)
   --voice offline|model rollouts with the offline voice (default) or the model at MASCOT_LLM_BASE_URL
   --reward-weights W    e.g. engagement=0.5,overTalk=0.4 (default MASCOT_REWARD_WEIGHTS)
+  --fidelity model|check fidelity in the group reward: the persona reward models (default, as mascot
+                        eval scores it) or the role/strategy check
 Hyperparameters (defaults): ${defaultsText}`,
   async run(ctx) {
     const out = stringFlag(ctx.flags, 'out');
@@ -93,6 +99,9 @@ Hyperparameters (defaults): ${defaultsText}`,
     const voice = stringFlag(ctx.flags, 'voice') ?? 'offline';
     if (voice !== 'offline' && voice !== 'model') throw new UsageError('--voice must be offline or model');
     if (voice === 'model' && !config.MASCOT_LLM_BASE_URL) throw new UsageError('--voice model needs MASCOT_LLM_BASE_URL (an OpenAI-compatible endpoint)');
+    const fidelityKind = stringFlag(ctx.flags, 'fidelity') ?? 'model';
+    if (fidelityKind !== 'model' && fidelityKind !== 'check') throw new UsageError('--fidelity must be model or check');
+    const fidelity = fidelityKind === 'model' && rewardModelFiles(config).length > 0 ? modelFidelity(rewardModelFiles(config)) : undefined;
     const log = createLogger(config.MASCOT_LOG_LEVEL);
     const modelVoice = voice === 'model' ? createGenerator(config, log) : undefined;
 
@@ -117,6 +126,11 @@ Hyperparameters (defaults): ${defaultsText}`,
         scenarios: suite.scenarios,
         seeds,
         every: numberFlag(ctx.flags, 'every', 1, (n) => Number.isInteger(n) && n >= 1),
+        startPolicies: (stringFlag(ctx.flags, 'start-policies') ?? 'heuristic,round-robin,random').split(',').map((name) => {
+          const policy = builtinPolicies().get(name.trim());
+          if (!policy) throw new UsageError(`--start-policies: "${name}" is not one of ${[...builtinPolicies().keys()].join(', ')}`);
+          return { name: name.trim(), policy };
+        }),
         db,
         loggedLimit: ctx.flags['logged-limit'] === undefined ? undefined : numberFlag(ctx.flags, 'logged-limit', 0, (n) => Number.isInteger(n) && n >= 0),
         config: grpo,
@@ -128,6 +142,7 @@ Hyperparameters (defaults): ${defaultsText}`,
         checkpointEvery: numberFlag(ctx.flags, 'checkpoint-every', 10, (n) => Number.isInteger(n) && n >= 1),
         generator: modelVoice ? () => modelVoice : undefined,
         weights,
+        fidelity: fidelity?.scorerFor(pack),
         progress: bar,
       });
       ctx.stdout.write(
@@ -142,6 +157,7 @@ Hyperparameters (defaults): ${defaultsText}`,
       return 0;
     } finally {
       db?.close();
+      await fidelity?.close();
     }
   },
 };
