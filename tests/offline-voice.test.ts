@@ -154,6 +154,8 @@ describe('offline voice', () => {
       expect(turns).toHaveLength(40);
       expect(repeatedSentences(turns)).toEqual([]);
       expect(turns.filter((t) => t === '')).toEqual([]);
+      // Every voice asks at most one question per turn.
+      expect(turns.filter((t) => t.split('?').length > 2)).toEqual([]);
     }
     const same = await session(new OfflineGenerator({ seed: 4 }), Array<string>(20).fill(LONELY), supportPairs, 'same');
     expect(repeatedSentences(same)).toEqual([]);
@@ -181,6 +183,7 @@ describe('offline voice', () => {
     }
     expect(repeatedSentences(turns)).toEqual([]);
     expect(turns.filter((t) => t === '').length).toBeLessThanOrEqual(1);
+    expect(turns.filter((t) => t.split('?').length > 2)).toEqual([]);
     // Three messages after the decision, the scribe still records it, crediting nobody who did not state it.
     const record = await say(gen, 'scribe', 'record-decision', 'Where did we land?', { sessionKey: 'thread', humanName: 'Priya' });
     expect(record).toMatch(/go with a February launch without reporting/);

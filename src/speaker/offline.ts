@@ -31,7 +31,7 @@ export interface OfflineGeneratorOptions {
 }
 
 /** The recipe for a persona and strategy: its own voice, else strategy-only phrasing, else an honest line. */
-export function recipeFor(personaId: string, strategy: string): Recipe {
+function recipeFor(personaId: string, strategy: string): Recipe {
   return VOICES[personaId]?.[strategy] ?? NEUTRAL[strategy] ?? UNKNOWN_STRATEGY;
 }
 
@@ -89,7 +89,7 @@ function cuesFrom(reading: Reading, earlier: readonly Earlier[], humanName: stri
       proposal: open[0]?.text,
       proposer: open[0] && !PLACEHOLDER_NAMES.has(open[0].by.toLowerCase()) ? open[0].by : undefined,
       decision: decisions[0],
-      /** Who just stated the decision: only when it was stated in this message. */
+      // Credit for a decision goes only to whoever stated it in this message.
       decider: reading.decisions.length > 0 ? proper : undefined,
       task: task?.action,
       owner: task?.owner === humanName ? (proper ?? 'you') : task?.owner,

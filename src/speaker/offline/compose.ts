@@ -6,6 +6,7 @@
 // Template syntax: "[cond cond] text with {slot}". Conditions: `t:a|b` (one of these topics was
 // mentioned), `f:a|b` (the first named feeling is of one of these families), `!slot` (slot empty),
 // `?slot` (slot filled, for lines that refer to it without quoting it),
+// `n:a|b` (none of these topics was mentioned),
 // `+` (only for good news), `~` (fits good news too). A part that marks any line `+` or `~` is
 // mood-aware: on good news its unmarked lines, written for hard moments, are left out.
 // A template is usable only when every {slot} in it has a value.
@@ -55,6 +56,8 @@ const ECHO_WEIGHT = 0.3;
  */
 const ECHO_OVERLAP = 0.6;
 const MAX_SENTENCES = 3;
+/** Every voice asks at most one question per turn (Catalyst exactly one: its body is a question). */
+const isQuestion = (sentence: string) => /\?["']?$/.test(sentence);
 
 export function normaliseSentence(sentence: string): string {
   return sentence.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
@@ -105,14 +108,15 @@ function holds(condition: string, cues: Cues): boolean {
   if (condition === '~') return true;
   if (condition.startsWith('!')) return !cues.slots[condition.slice(1)];
   if (condition.startsWith('?')) return Boolean(cues.slots[condition.slice(1)]);
+  if (condition.startsWith('n:')) return !condition.slice(2).split('|').some((t) => cues.topics.includes(t));
   if (condition.startsWith('t:')) return condition.slice(2).split('|').some((t) => cues.topics.includes(t));
   if (condition.startsWith('f:')) return cues.family !== undefined && condition.slice(2).split('|').includes(cues.family);
   throw new Error(`offline voice: unknown template condition "${condition}"`);
 }
 
 /**
- * Specific beats generic: each filled slot adds 2, a met feeling condition 2, a met topic condition
- * 3 / (1 + rank) where rank is the matched topic's order of mention (the first topic is the main one).
+ * Specific beats generic: each filled slot adds 3, a met feeling or good-news condition 2, a met
+ * topic condition 4 / (1 + rank), rank being the topic's order of mention (the first is the main one).
  */
 function specificity(t: Template, cues: Cues): number {
   let s = 3 * t.slots.length;
@@ -149,7 +153,7 @@ interface Option {
   weight: number;
 }
 
-function options(part: Part, cues: Cues, avoid: Avoid, recentWords: Set<string>[], recentText: string, taken: Set<string>): Option[] {
+function options(part: Part, cues: Cues, avoid: Avoid, recentWords: Set<string>[], recentText: string, taken: Set<string>, asked: boolean): Option[] {
   const out: Option[] = [];
   const hardOnly = cues.positive && moodAware(part);
   for (const source of part.lines) {
@@ -157,6 +161,7 @@ function options(part: Part, cues: Cues, avoid: Avoid, recentWords: Set<string>[
     if (!template.slots.every((k) => cues.slots[k]) || !template.conditions.every((c) => holds(c, cues))) continue;
     if (hardOnly && !template.conditions.some((c) => c === '+' || c === '~')) continue;
     const sentence = render(template, cues.slots);
+    if (asked && isQuestion(sentence)) continue;
     const key = normaliseSentence(sentence);
     if (avoid.sentences.has(key) || taken.has(key) || taken.has(source)) continue;
     const words = contentWords(sentence);
@@ -179,7 +184,7 @@ export function compose(recipe: Recipe, cues: Cues, avoid: Avoid, rng: Rng): Com
   for (const part of recipe) {
     if (chosen.length >= MAX_SENTENCES) break;
     if (part.chance !== undefined && rng.next() >= part.chance) continue;
-    const opts = options(part, cues, avoid, recentWords, recentText, taken);
+    const opts = options(part, cues, avoid, recentWords, recentText, taken, chosen.some((o) => isQuestion(o.sentence)));
     if (opts.length === 0) {
       if (part.chance === undefined) return undefined;
       continue;

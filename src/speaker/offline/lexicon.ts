@@ -37,7 +37,7 @@ export const FEELINGS: FeelingEntry[] = [
   { words: ['numb', 'empty', 'flat'], noun: 'numbness', family: 'numb' },
   { words: ['jealous', 'envious'], noun: 'envy', family: 'envy' },
   { words: ['hopeless', 'helpless', 'powerless'], noun: 'hopelessness', family: 'hopeless' },
-  { words: ['not okay', 'not ok', 'not fine', 'not alright', 'not good'], noun: 'heaviness', family: 'sad' },
+  { words: ['not okay', 'not ok', 'not fine', 'not alright', 'not good'], adj: 'low', noun: 'heaviness', family: 'sad' },
   { words: ['happy', 'excited', 'proud', 'relieved', 'hopeful', 'grateful'], noun: 'hope', family: 'positive' },
 ];
 
@@ -73,6 +73,7 @@ export const TOPICS: Record<string, TopicEntry> = {
   breakup: { pattern: String.raw`broke up|break ?-?up|divorc\w*|separated|dumped|my ex`, phrase: 'the breakup' },
   family: { pattern: String.raw`mom|mum|mother|dad|father|parents|sister|brother|family|son|daughter|kids|in-laws`, phrase: 'your family' },
   work: { pattern: String.raw`(?<!for )work|working|job|boss|manager|coworkers?|colleagues?|promotion|fired|laid off|layoffs?|office|career|workload|shifts?`, phrase: 'work' },
+  jobloss: { pattern: String.raw`lost (?:my|our|his|her) job|laid off|layoffs?|got fired|was fired|been fired|redundan\w*|let go|unemployed|out of work|job ?hunting|job search`, phrase: 'losing your job' },
   study: { pattern: String.raw`exams?|school|university|college|classes|semester|grades|thesis|homework|studying|studies`, phrase: 'your studies' },
   grief: { pattern: String.raw`died|passed away|funeral|grief|grieving|death|miscarriage|lost my (?:mom|mum|mother|dad|father|husband|wife|partner|sister|brother|friend|dog|cat|grandma|grandpa)`, phrase: 'this loss' },
   health: { pattern: String.raw`sick|illness|diagnos\w*|hospital|chronic|surgery|injury|injured|pain`, phrase: 'your health' },

@@ -1,6 +1,7 @@
 // Phrase banks of the support circle. Each persona has its own voice per strategy:
 // Anchor warm and slow (never advice), Catalyst curious and precise (exactly one question),
-// Beacon bright and specific (never empty praise), Guide plain and concrete (exactly one step).
+// Beacon bright and specific (never empty praise), Guide plain and concrete (exactly one step,
+// no preamble).
 // Slots: {feeling} {feelingSaid} {feelingNoun} {feeling2Noun} {event} {circumstance} {situation}
 // {situation2} {person} {close} {partner} {absolute} {judgement} {topic} {humanName}.
 import type { Recipe } from '../compose.ts';
@@ -38,7 +39,7 @@ const anchor: Record<string, Recipe> = {
         "[!feeling t:grief] I imagine there's a lot of grief in this, even if it comes in waves.",
         '[!feeling t:breakup] It sounds like the end of that relationship still hurts, maybe more than you expected.',
         '[!feeling t:conflict] It sounds like that argument left something sore behind.',
-        '[!feeling t:work] It sounds like work has been taking more out of you than it gives back.',
+        '[!feeling t:work n:jobloss] It sounds like work has been taking more out of you than it gives back.',
         '[!feeling] It sounds like things with {person} touch something that really matters to you.',
         "[!feeling] I'm hearing how much this has been on your mind.",
         '[+ ?event] It sounds like that felt really good, and you deserve moments like that.',
@@ -70,6 +71,7 @@ const anchor: Record<string, Recipe> = {
         '[f:lonely] Loneliness has a way of making the evenings stretch out.',
         'And alongside the {feelingNoun}, I hear some {feeling2Noun} too.',
         '[t:grief] Grief like that can show up in the most unexpected moments.',
+        '[t:jobloss] Losing a job can shake so much more than the paycheck.',
         "It sounds like you've been holding this quietly for a while.",
         '[+] Moments like that are worth holding on to.',
         "[+] It's good to hear a lighter note from you.",
@@ -112,7 +114,7 @@ const anchor: Record<string, Recipe> = {
         '[t:relocation|loneliness] What seems to matter most is feeling connected, not just getting through the days.',
         'It sounds like {close} matters a great deal to you.',
         'It sounds like you want to be understood in this more than anything.',
-        '[t:work] It sounds like you want your effort to be seen.',
+        '[t:work n:jobloss] It sounds like you want your effort to be seen.',
         'Underneath it all, it sounds like this really matters to you.',
         '[t:family] Family seems to sit close to the heart of this.',
         '[t:breakup] It sounds like that relationship held a lot of you.',
@@ -135,6 +137,7 @@ const anchor: Record<string, Recipe> = {
         '[t:relocation] So many people who move far from home feel exactly this, even when they chose the move.',
         "[t:grief] There's no right way, and no right timeline, to grieve.",
         "[t:breakup] Still hurting after a breakup doesn't mean you're doing it wrong.",
+        "[t:jobloss] Losing a job says nothing final about what you're worth.",
         "[t:work] Feeling this way about work doesn't make you any less capable.",
         "[!feeling] What you're feeling makes sense, given everything you described.",
         '[!feeling] Your reaction makes sense; this would shake most people.',
@@ -195,7 +198,8 @@ const catalyst: Record<string, Recipe> = {
         'If the {feelingNoun} could talk, what would it be asking for?',
         'What has helped, even a little, on days when this felt lighter?',
         "Which part of this is in your hands, and which part isn't?",
-        '[t:work] What would a good week at work look like, compared with this one?',
+        '[t:work n:jobloss] What would a good week at work look like, compared with this one?',
+        '[t:jobloss] What did that job give you, apart from the pay, that you miss most?',
         '[t:breakup] What do you miss most: the person, or the life you had together?',
         '[t:grief] What is one memory you keep coming back to?',
         '[t:conflict] What do you think the argument was really about, underneath the words?',
@@ -286,8 +290,9 @@ const beacon: Record<string, Recipe> = {
         "You've kept going since {event}, and that takes real strength.",
         'Naming what you feel this clearly is a skill, not a given.',
         'Holding things together while {circumstance} takes more strength than it looks.',
-        '[t:work] Showing up to work while carrying this is its own kind of strength.',
+        '[t:work n:jobloss] Showing up to work while carrying this is its own kind of strength.',
         '[t:work] Caring this much about doing your work well is a strength, even when it hurts.',
+        '[t:jobloss] The skills you built in that job are still yours, whatever happened.',
         '[t:grief] The love in how you talk about this loss is easy to see.',
         '[t:study] Sticking with your studies through a hard stretch shows real persistence.',
         '[t:family] You clearly care about your family, and that loyalty is a strength.',
@@ -327,7 +332,8 @@ const beacon: Record<string, Recipe> = {
         "You don't need to feel ready to take one small step.",
         'Starting small is still starting!',
         'Next week can look a little different from this one, and you get to shape how.',
-        '[t:work] You have more say in the next step at work than it might feel like right now.',
+        '[t:work n:jobloss] You have more say in the next step at work than it might feel like right now.',
+        "[t:jobloss] One small step toward what's next is plenty for this week.",
         '[t:study] One focused session at a time is how a semester gets done.',
         '[f:tired] Resting is part of moving forward, not a break from it.',
         '[t:grief] Being gentle with yourself through this is its own kind of progress.',
@@ -358,18 +364,16 @@ const beacon: Record<string, Recipe> = {
 const guide: Record<string, Recipe> = {
   suggestion: [
     {
-      chance: 0.35,
-      lines: ["[~] Once you feel ready for a step, here's one.", '[~] Just one idea; take it or leave it.', "[~] Here's one small, practical thing.", '[~] Keeping it simple, one thing.'],
-    },
-    {
       lines: [
         '[t:relocation|loneliness] One thing you could try this week: find one recurring local group, like a language exchange, a class or a sports club, and go once.',
         "[t:relocation|loneliness] You could set a regular call time with someone from home, say Sunday evenings, so there's something to look forward to.",
         '[t:relocation|loneliness] Try becoming a regular at one place, a café, gym or library, at the same time each week, so faces start to become familiar.',
         "[t:relocation|loneliness] Try messaging one person you've met here to suggest a short coffee this week.",
-        '[t:work] Before your next one-on-one, write down the one outcome you want from it.',
-        "[t:work] Block thirty minutes tomorrow for the task that's weighing on you most, and work only on that.",
-        '[t:work] Write down three concrete things you delivered this quarter, so you have them ready when you talk to your manager.',
+        '[t:work n:jobloss] Before your next one-on-one, write down the one outcome you want from it.',
+        "[t:work n:jobloss] Block thirty minutes tomorrow for the task that's weighing on you most, and work only on that.",
+        '[t:work n:jobloss] Write down three concrete things you delivered this quarter, so you have them ready when you talk to your manager.',
+        '[t:jobloss] Check today whether you can claim unemployment support where you live; the official government site explains who qualifies.',
+        "[t:jobloss] One thing you could try this week: send one former colleague a short note saying you're looking.",
         '[t:conflict|family|breakup] Before you talk to {person}, write down the one thing you most want them to understand.',
         '[t:sleep] Tonight, try putting your phone in another room half an hour before bed.',
         "[t:stress] Write everything on your mind on one page, then circle only the thing that's due first.",
@@ -397,7 +401,7 @@ const guide: Record<string, Recipe> = {
       chance: 0.4,
       lines: [
         "[~] It's small on purpose, so it actually happens.",
-        "Small and regular beats big and rare when you're building something new.",
+        "[t:relocation|loneliness] Small and regular beats big and rare when you're building something new.",
         "It won't fix everything, but it gives the week one fixed point.",
         '[~] The point is momentum, not perfection.',
       ],
@@ -410,7 +414,9 @@ const guide: Record<string, Recipe> = {
         '[t:relocation|loneliness] Loneliness after a move is very common, and it usually eases as routines and a few regular contacts form.',
         '[t:relocation] Many cities have newcomer and expat groups, often run through libraries, language schools or community centres.',
         '[t:loneliness] Loneliness is about how connected you feel, not how many people are around, so it can show up in a busy life too.',
-        '[t:work] Many employers offer a confidential employee assistance programme with a few free counselling sessions; your HR pages usually say whether yours does.',
+        '[t:work n:jobloss] Many employers offer a confidential employee assistance programme with a few free counselling sessions; your HR pages usually say whether yours does.',
+        '[t:jobloss] Losing a job often hits identity and routine as much as income, which is why it can feel so disorienting.',
+        '[t:jobloss] Many people find their next job through people they already know, so a quiet word to former colleagues often matters more than many applications.',
         "[t:stress|work] Burnout is usually described as the result of long-term work stress that hasn't been managed, not a personal weakness.",
         '[t:sleep] Keeping the same wake-up time every day, weekends included, tends to steady sleep more than going to bed earlier.',
         "[t:grief] Grief doesn't follow a fixed timetable, and waves of it months or years later are common.",
