@@ -231,3 +231,25 @@ describe('ablations and policy names', () => {
     await expect(resolvePolicy('llm', ctx)).rejects.toThrow(/needs MASCOT_LLM_BASE_URL/);
   });
 });
+
+describe('fidelity from the persona reward model', () => {
+  it('scores a persona\'s own kind of turn above another persona\'s and a generic one', async () => {
+    const { modelFidelity } = await import('../src/eval/fidelity.ts');
+    const fidelity = modelFidelity();
+    try {
+      expect(fidelity.packs).toContain('support');
+      const score = fidelity.scorerFor(support);
+      const anchor = support.personas.find((p) => p.id === 'anchor')!;
+      const human = { messageId: 'h', author: { id: 'u', name: 'Sam', isBot: false }, text: 'I keep crying over a breakup from months ago. I should be over it by now.', at: 0 };
+      const own = await score(anchor, [human], 'There is no deadline for grief, and crying months later does not mean you are doing it wrong.', 'reassurance');
+      const guideLike = await score(anchor, [human], 'Here is one practical step: block an hour on Saturday to write a list of three things to try next week.', 'reassurance');
+      for (const s of [own, guideLike]) {
+        expect(s).toBeGreaterThanOrEqual(0);
+        expect(s).toBeLessThanOrEqual(1);
+      }
+      expect(own).toBeGreaterThan(guideLike);
+    } finally {
+      await fidelity.close();
+    }
+  });
+});

@@ -66,7 +66,7 @@ export function markdownReport(results: EvalResults, summaries: SplitSummary[]):
     `- Seeds: ${meta.seeds.join(', ')}; at most ${meta.maxRounds} rounds per conversation`,
     `- Systems: ${results.systems.join(', ')}${meta.ablationBase ? ` (ablations of ${meta.ablationBase}: ${meta.ablations.join(', ')})` : ''}`,
     `- Simulated user: ${meta.user}; speakers: ${meta.voice}; judge: ${meta.judge ?? 'none (agent-level rubric scores need --judge llm)'}`,
-    `- Group reward weights: ${Object.entries(meta.weights).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+    `- Group reward weights: ${Object.entries(meta.weights).map(([k, v]) => `${k} ${v}`).join(', ')}; fidelity scored by ${meta.fidelity}`,
     '',
     'Each cell is the mean over conversations ± the half-width of its 95% confidence interval (Student t).',
     'Fidelity, Originality, Relevance, Engagement and Overall are the group reward over the whole conversation',

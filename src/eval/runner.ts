@@ -60,7 +60,9 @@ export interface EvalPlan {
   judge?: ConversationJudge;
   /** Backend of the speakers (default: a fresh offline voice per conversation). */
   generator?: (seed: number) => Generator;
-  fidelity?: FidelityScorer;
+  /** Fidelity scorer of a pack (default: the role/strategy check); `fidelityName` describes it in the report. */
+  fidelity?: (pack: Pack) => FidelityScorer;
+  fidelityName?: string;
   /** Conversations run at once (offline runs are CPU-bound: 1 is as fast). */
   concurrency?: number;
   onProgress?: (p: { done: number; total: number; system: string; scenario: string; seed: number }) => void;
@@ -92,6 +94,7 @@ export interface EvalResults {
     user: string;
     judge: string | null;
     voice: string;
+    fidelity: string;
     weights: RewardWeights;
     maxRounds: number;
     ablations: Ablation[];
@@ -161,6 +164,7 @@ export async function runEvaluation(plan: EvalPlan): Promise<EvalResults> {
         user: plan.userName ?? 'offline',
         judge: plan.judge?.name ?? null,
         voice,
+        fidelity: plan.fidelityName ?? 'role/strategy check',
         weights: plan.weights,
         maxRounds,
         ablations: plan.ablations,
@@ -196,7 +200,7 @@ async function runOne(plan: EvalPlan, suite: Suite, pack: Pack, scenario: Scenar
   const history = conversation.history;
   const engagements = conversation.engagements;
   const engagement = engagements.length > 0 ? engagements.reduce((a, b) => a + b, 0) / engagements.length : 0;
-  const reward = await groupReward({ pack, personas, context: history.slice(0, 1), turns: history.slice(1), engagement }, { weights: plan.weights, fidelity: plan.fidelity });
+  const reward = await groupReward({ pack, personas, context: history.slice(0, 1), turns: history.slice(1), engagement }, { weights: plan.weights, fidelity: plan.fidelity?.(pack) });
   const botTurns = history.filter((t) => t.author.isBot).length;
   const finalNeeds = user.needs();
   const sum = (n: typeof finalNeeds) => (n ? n.explore + n.insight + n.action : 0);

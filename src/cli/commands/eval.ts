@@ -5,6 +5,7 @@ import path from 'node:path';
 import { loadConfig, type Config } from '../../config.ts';
 import { ABLATIONS, type Ablation } from '../../eval/ablations.ts';
 import { parseRewardWeights, rewardWeightsFromEnv } from '../../eval/group-reward.ts';
+import { modelFidelity } from '../../eval/fidelity.ts';
 import { LlmConversationJudge } from '../../eval/judge.ts';
 import type { LlmEndpoint } from '../../eval/llm-json.ts';
 import { knownPolicyNames } from '../../eval/policies.ts';
@@ -12,6 +13,7 @@ import { writeReport } from '../../eval/report.ts';
 import { runEvaluation, type UserFactory } from '../../eval/runner.ts';
 import { createLogger } from '../../log.ts';
 import { loadPacks, PERSONAS_DIR } from '../../persona/loader.ts';
+import { rewardModelFiles } from '../../reward/serve.ts';
 import { createGenerator } from '../../runtime.ts';
 import { LlmUser } from '../../sim/llm-user.ts';
 import { DEFAULT_MAX_ROUNDS } from '../../sim/run.ts';
@@ -39,6 +41,8 @@ writes a report folder; prints the tables at the end. Offline runs are reproduci
   --limit N          only the first N scenarios of each split (quick runs)
   --profiles FILE    user profiles (default scenarios/profiles.yaml)
   --weights W        group reward weights, e.g. engagement=0.5,overTalk=0.2 (default MASCOT_REWARD_WEIGHTS)
+  --fidelity F       model (the persona reward models of MASCOT_REWARD_MODELS, default the shipped ones) or
+                     check (the role/strategy check); default model where a pack has one
   --concurrency N    conversations at once (default 1 offline, MASCOT_LLM_CONCURRENCY with a model)
   --quiet            no progress lines`;
 
@@ -96,6 +100,7 @@ export async function runEval(ctx: CommandContext): Promise<number> {
   const userKind = choice(ctx, 'user', ['offline', 'llm'] as const, 'offline');
   const judgeKind = choice(ctx, 'judge', ['none', 'llm'] as const, 'none');
   const voiceKind = choice(ctx, 'voice', ['offline', 'llm'] as const, 'offline');
+  const fidelityKind = choice(ctx, 'fidelity', ['model', 'check'] as const, 'model');
   const usesModel = userKind === 'llm' || judgeKind === 'llm' || voiceKind === 'llm' || policies.includes('llm');
   const concurrency = numberFlag(ctx.flags, 'concurrency', usesModel ? config.MASCOT_LLM_CONCURRENCY : 1, (n) => Number.isInteger(n) && n >= 1 && n <= 256);
   const weightsFlag = stringFlag(ctx.flags, 'weights');
@@ -121,11 +126,18 @@ export async function runEval(ctx: CommandContext): Promise<number> {
     generator = () => shared;
   }
 
+  const fidelity = fidelityKind === 'model' && rewardModelFiles(config).length > 0 ? modelFidelity(rewardModelFiles(config)) : undefined;
+  if (fidelityKind === 'model' && !fidelity) ctx.stderr.write('mascot eval: no persona reward model configured (MASCOT_REWARD_MODELS); fidelity uses the role/strategy check\n');
+
   const progress = ctx.flags.quiet !== true;
   const tty = (ctx.stderr as NodeJS.WritableStream & { isTTY?: boolean }).isTTY === true;
   let lastShown = -1;
   const started = Date.now();
   const results = await runEvaluation({
+    fidelity: fidelity ? (pack) => fidelity.scorerFor(pack) : undefined,
+    fidelityName: fidelity
+      ? `the persona reward model${fidelity.packs.length > 1 ? 's' : ''} (${fidelity.packs.join(', ')}; other packs: the role/strategy check)`
+      : 'the role/strategy check',
     suites,
     packs,
     policies,
@@ -151,6 +163,7 @@ export async function runEval(ctx: CommandContext): Promise<number> {
       }
     },
   });
+  await fidelity?.close();
   const { markdown, files } = writeReport(out, results);
   const failed = results.conversations.filter((c) => c.errors.length > 0);
   ctx.stdout.write(`${markdown}\n`);
