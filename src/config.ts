@@ -43,6 +43,17 @@ const schema = z.object({
   // Evaluation and training (src/eval): the group reward's weights, the llm simulated user's model.
   MASCOT_REWARD_WEIGHTS: z.string().min(1).optional(),
   MASCOT_SIM_USER_MODEL: z.string().min(1).optional(),
+  // Care and privacy (docs/safety.md): the crisis gate, its optional model check, retention.
+  MASCOT_SAFETY_LANGUAGES: z.string().regex(/^[a-z]{2}(\s*,\s*[a-z]{2})*$/, 'must be language codes separated by commas, e.g. "en"').default('en'),
+  MASCOT_SAFETY_QUIET_MINUTES: int(0, 24 * 60).default(30),
+  MASCOT_SAFETY_MODEL_CHECK: z.enum(['off', 'watch', 'all']).default('off'),
+  MASCOT_SAFETY_BASE_URL: z.url().optional(),
+  MASCOT_SAFETY_API_KEY: z.string().optional(),
+  MASCOT_SAFETY_MODEL: z.string().min(1).optional(),
+  MASCOT_SAFETY_TIMEOUT_MS: int(100, 60_000).default(4000),
+  MASCOT_SAFETY_ALERT_CHANNEL_DISCORD: z.string().regex(/^\d{5,25}$/, 'must be a Discord channel id (digits)').optional(),
+  MASCOT_SAFETY_ALERT_CHANNEL_SLACK: z.string().regex(/^[CGD][A-Z0-9]{2,}$/, 'must be a Slack channel id such as C0123ABCD').optional(),
+  MASCOT_RETENTION_DAYS: int(1, 36_500).optional(),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -11,6 +11,8 @@ import type { Generator } from './speaker/generator.ts';
 import { OfflineGenerator } from './speaker/offline.ts';
 import { OpenAIGenerator } from './speaker/openai.ts';
 import { setUpFidelity } from './reward/serve.ts';
+import { setUpRetention } from './privacy/retention.ts';
+import { setUpSafety } from './safety/setup.ts';
 import { Speaker, type SpeakerOptions } from './speaker/speaker.ts';
 import { openDatabase, type Db } from './store/db.ts';
 import { Store } from './store/store.ts';
@@ -58,6 +60,8 @@ export function createRuntime(config: Config, log: Logger, overrides: RuntimeOve
   });
   const generator = overrides.generator ?? createGenerator(config, log);
   const fidelity = setUpFidelity(config, log, generator);
+  const safety = setUpSafety(config, log, db, store);
+  const retention = setUpRetention(config, log, db);
   const engine = new Engine({
     packs,
     defaultPack: config.MASCOT_PACK,
@@ -69,8 +73,10 @@ export function createRuntime(config: Config, log: Logger, overrides: RuntimeOve
     pacingMs: config.MASCOT_PACING_MS,
     maxInputChars: config.MASCOT_MAX_INPUT_CHARS,
     onGenerationFailure: config.MASCOT_ON_MODEL_FAILURE,
+    gate: safety.gate,
     ...overrides.engine,
   });
+  safety.attach(engine);
   fidelity.attach(engine, db);
   const learned = attachLearnedDirectors(config, { db, packs, policies: engine.policies, log });
   log.info({ generator: generator.name, packs: [...packs.keys()], db: config.MASCOT_DB, rewardModels: fidelity.models?.packs ?? [] }, 'runtime ready');
@@ -86,6 +92,7 @@ export function createRuntime(config: Config, log: Logger, overrides: RuntimeOve
       engine.cancelAll('shutdown');
       void fidelity.close();
       void learned.stop();
+      retention.stop();
       db.close();
     },
   };

@@ -11,7 +11,7 @@ export interface SafetyEventRow {
   messageId: string;
   /** Absent when the author opted out of logging. */
   authorId?: string;
-  category: CrisisCategory;
+  category: CrisisCategory | 'unspecified';
   source: 'rules' | 'model';
   patterns: string[];
   responded: boolean;
@@ -41,7 +41,7 @@ interface EventDbRow {
   channelId: string;
   messageId: string;
   authorId: string | null;
-  category: CrisisCategory;
+  category: CrisisCategory | 'unspecified';
   source: 'rules' | 'model';
   patterns: string;
   responded: number;
@@ -90,11 +90,12 @@ export class SafetyStore {
     return (this.db.prepare('SELECT MAX(quiet_until) FROM safety_events WHERE channel_key = ?').pluck().get(channelKey) as number | null) ?? 0;
   }
 
-  /** Extend the quiet period recorded for a channel's latest event (a further crisis message). */
-  extendQuiet(channelKey: string, until: number): void {
-    this.db
-      .prepare('UPDATE safety_events SET quiet_until = MAX(quiet_until, ?) WHERE id = (SELECT id FROM safety_events WHERE channel_key = ? ORDER BY at DESC, id DESC LIMIT 1)')
-      .run(until, channelKey);
+  /** When the calm message was last posted and moderators last alerted in a channel (0: never). */
+  lastActions(channelKey: string): { responded: number; alerted: number } {
+    const r = this.db
+      .prepare('SELECT MAX(CASE WHEN responded = 1 THEN at END) AS responded, MAX(CASE WHEN alerted = 1 THEN at END) AS alerted FROM safety_events WHERE channel_key = ?')
+      .get(channelKey) as { responded: number | null; alerted: number | null };
+    return { responded: r.responded ?? 0, alerted: r.alerted ?? 0 };
   }
 
   /** Newest events first, optionally of one platform. */

@@ -2,6 +2,7 @@
 // Writes on the reply path go through `safely`, so a full disk or locked file is logged, never thrown.
 import type { Decision } from '../core/types.ts';
 import { actionKey } from '../core/types.ts';
+import { forgetDerived } from '../privacy/retention.ts';
 import type { Db } from './db.ts';
 
 export interface MessageRow {
@@ -220,6 +221,7 @@ export class Store {
         .prepare('DELETE FROM messages WHERE author_id = ? AND is_bot = 0 AND channel_key LIKE ?')
         .run(userId, `${platform}:%`).changes;
       const feedback = this.db.prepare('DELETE FROM feedback WHERE user_id = ? AND channel_key LIKE ?').run(userId, `${platform}:%`).changes;
+      forgetDerived(this.db, platform, userId);
       return { messages, feedback };
     })();
   }
