@@ -13,7 +13,7 @@ import { splitOf, type Scenario, type Suite, type UserProfile } from '../sim/sce
 import type { SimulatedUser } from '../sim/user.ts';
 import { genericVoices, RandomOrderPolicy, type Ablation } from './ablations.ts';
 import { groupReward, type FidelityScorer, type RewardWeights } from './group-reward.ts';
-import type { ConversationJudge, JudgeScores } from './judge.ts';
+import type { ConversationJudge } from './judge.ts';
 import { closePolicy, resolvePolicy } from './policies.ts';
 
 /** A column of the report. */
@@ -58,8 +58,9 @@ export interface EvalPlan {
   userName?: string;
   /** Scores each finished conversation on the paper's rubric (the llm judge). */
   judge?: ConversationJudge;
-  /** Backend of the speakers (default: a fresh offline voice per conversation). */
+  /** Backend of the speakers (default: a fresh offline voice per conversation), and its name in the report. */
   generator?: (seed: number) => Generator;
+  voiceName?: string;
   /** Fidelity scorer of a pack (default: the role/strategy check); `fidelityName` describes it in the report. */
   fidelity?: (pack: Pack) => FidelityScorer;
   fidelityName?: string;
@@ -115,7 +116,6 @@ export async function runEvaluation(plan: EvalPlan): Promise<EvalResults> {
   const jobs: (() => Promise<ConversationResult>)[] = [];
   const opened: Policy[] = [];
   let systemNames: string[] = [];
-  let voice = 'offline voice';
 
   try {
     for (const suite of plan.suites) {
@@ -137,7 +137,6 @@ export async function runEvaluation(plan: EvalPlan): Promise<EvalResults> {
         for (const scenario of suite.scenarios)
           for (const system of systems) jobs.push(() => runOne(plan, suite, pack, scenario, seed, system, maxRounds));
     }
-    if (plan.generator) voice = plan.generator(0).name;
 
     const results: ConversationResult[] = new Array(jobs.length);
     let next = 0;
@@ -163,7 +162,7 @@ export async function runEvaluation(plan: EvalPlan): Promise<EvalResults> {
         seeds: plan.seeds,
         user: plan.userName ?? 'offline',
         judge: plan.judge?.name ?? null,
-        voice,
+        voice: plan.voiceName ?? 'the built-in offline voice (not a language model)',
         fidelity: plan.fidelityName ?? 'role/strategy check',
         weights: plan.weights,
         maxRounds,
@@ -244,4 +243,3 @@ function transcriptLine(t: Turn): ConversationResult['transcript'][number] {
   return { name: t.author.name, ...(t.author.personaId ? { personaId: t.author.personaId } : {}), ...(t.strategy ? { strategy: t.strategy } : {}), text: t.text };
 }
 
-export type { JudgeScores };

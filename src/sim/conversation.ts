@@ -38,8 +38,6 @@ export interface ConversationSetup {
 export interface SimDecision {
   state: DirectorState;
   decision: Decision;
-  /** Index in history of the turn it produced (absent for a yield or an empty turn). */
-  turnIndex?: number;
 }
 
 /** Everything needed to continue a conversation from a point (plain data plus the user). */
@@ -78,10 +76,6 @@ export class SimConversation {
     this.session = new ChannelSession(setup.key, setup.seed);
     this.personas = setup.personas ?? setup.pack.personas.filter((p) => p.enabled);
     this.maxBotTurns = setup.maxBotTurns ?? setup.pack.director.maxBotTurns;
-  }
-
-  get user(): SimulatedUser {
-    return this.setup.user;
   }
 
   /** Start with the person's opening message. */
@@ -137,8 +131,7 @@ export class SimConversation {
       const decision = forced ? forcedDecision(state, forced) : await this.setup.policy.decide(state, this.session.rng);
       forced = undefined;
       this.roundDecisions++;
-      const record: SimDecision = { state, decision };
-      this.decisions.push(record);
+      this.decisions.push({ state, decision });
       if (decision.action.kind === 'yield' || !decision.directive) break;
       const persona = this.personas.find((p) => p.id === decision.directive!.personaId);
       if (!persona) break;
@@ -154,7 +147,6 @@ export class SimConversation {
       });
       if (!spoken.text) continue; // as in a channel: an empty turn is no turn, and the round goes on
       this.roundTurns.push({ personaId: persona.id, strategy: decision.directive.strategy });
-      record.turnIndex = this.history.length;
       this.append({
         messageId: `${this.setup.key}#${this.history.length}`,
         author: { id: persona.id, name: persona.displayName, isBot: true, personaId: persona.id },

@@ -205,16 +205,13 @@ export function startFromLogged(pack: Pack, loggedState: unknown, options: Logge
     return { ...p, talkativeness: lp.talkativeness, strategies: lp.strategies.filter((s) => s in pack.strategies) };
   });
 
-  const history: Turn[] = logged.transcript.map((t, i) => {
-    const persona = t.personaId ? personas.find((p) => p.id === t.personaId) : undefined;
-    return {
-      messageId: `log#${i}`,
-      author: t.personaId ? { id: t.personaId, name: t.name, isBot: true, personaId: t.personaId } : { id: `log-${t.name.toLowerCase()}`, name: t.name, isBot: !!persona },
-      text: t.text,
-      at: i,
-      ...(t.strategy ? { strategy: t.strategy } : {}),
-    };
-  });
+  const history: Turn[] = logged.transcript.map((t, i) => ({
+    messageId: `log#${i}`,
+    author: t.personaId ? { id: t.personaId, name: t.name, isBot: true, personaId: t.personaId } : { id: `log-${t.name.toLowerCase()}`, name: t.name, isBot: false },
+    text: t.text,
+    at: i,
+    ...(t.strategy ? { strategy: t.strategy } : {}),
+  }));
   let human = [...history].reverse().find((t) => !t.author.isBot && t.text === logged.human);
   if (!human) {
     human = { messageId: `log#${history.length}`, author: { id: `log-${logged.humanName.toLowerCase()}`, name: logged.humanName, isBot: false }, text: logged.human, at: history.length };
@@ -290,13 +287,16 @@ function genericScenario(kind: 'support' | 'meeting', logged: LoggedState, needs
     type: 'product',
     agenda: 'The topic of a logged meeting thread.',
     opening: logged.human,
-    participants: people.map((name) => ({ name, position: 'I think we should keep the scope small this time.', concern: "My worry is we don't have the people to do it properly." })),
+    participants: people.map((name, i) => ({ name, position: GENERIC_POSITIONS[i % GENERIC_POSITIONS.length]!, concern: GENERIC_CONCERNS[i % GENERIC_CONCERNS.length]! })),
     needs,
     decisions: ['We go with the smaller scope for now.'],
     actionItems: [{ owner: people[0]!, task: 'write up the plan', due: 'Friday' }],
     whenRushed: "Hold on, we haven't heard everyone yet.",
   };
 }
+
+const GENERIC_POSITIONS = ['I think we should keep the scope small this time.', 'I would rather do it properly, even if it takes longer.', 'I can live with either option if we agree on a date.', 'We should check with the people it affects first.'];
+const GENERIC_CONCERNS = ["My worry is we don't have the people to do it properly.", 'The risk is that we decide now and revisit it next month anyway.', 'I am not sure we know what it will cost.', 'If we slip again, people will stop trusting the plan.'];
 
 function safeJson(text: string): unknown {
   try {

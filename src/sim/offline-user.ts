@@ -19,7 +19,8 @@
 //             meets a little of the need to be heard: n_explore -= 0.1 * gain_explore
 // Then patience -= cost (+0.03 back after a round with progress > 0.2), openness += 0.3 progress - 0.5 cost,
 // and engagement = clamp(0.4 + 1.2 progress - 1.5 cost) * (0.5 + 0.5 patience), progress = sum of needs met.
-// The person leaves when patience reaches 0 and is done when every need is at or below MET.
+// The person leaves when patience reaches 0 (engagement 0) and is done when every need is at or below
+// MET (engagement at least 0.8 for that last reply).
 // Replies open up when met (more of the scenario's content, up to the profile's verbosity) and
 // shrink or push back when rushed (the scenario's whenRushed line), lectured or repeated at.
 import { PHASES, type Phase } from '../persona/schema.ts';
@@ -214,11 +215,12 @@ export class OfflineUser implements SimulatedUser {
       // Content used up: the person circles, in a few different words, until the need is met.
       if (content.length === 0) content.push({ speaker: lead, text: pick(FALLBACK[kind][focus], s.rounds) });
     }
-    if (content.length > 0 && this.rng.next() < 0.3 && !content[0]!.text.startsWith(p.voice.hedge)) {
+    // The person's own hedge, now and then, on a line of their own (not on another participant's).
+    if (content[0]?.speaker.id === lead.id && this.rng.next() < 0.3 && !content[0].text.startsWith(p.voice.hedge)) {
       content[0] = { ...content[0]!, text: `${p.voice.hedge} ${lowerFirst(content[0]!.text)}` };
     }
     // One message per speaker, in order: a meeting may hear from two people.
-    const parts = reaction ? [{ speaker: content[0]?.speaker ?? lead, text: reaction }, ...content] : content;
+    const parts = reaction ? [{ speaker: lead, text: reaction }, ...content] : content;
     for (const part of parts) {
       const last = out.at(-1);
       if (last && last.speaker.id === part.speaker.id) out[out.length - 1] = { speaker: last.speaker, text: `${last.text} ${part.text}` };

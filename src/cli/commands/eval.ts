@@ -152,6 +152,7 @@ export async function runEval(ctx: CommandContext): Promise<number> {
     userName: userKind === 'llm' ? `llm (${endpointFor(config, 'user').model})` : 'offline (latent-state simulator)',
     judge,
     generator,
+    voiceName: generator ? `the model endpoint (${config.MASCOT_LLM_MODEL ?? 'its first model'} at MASCOT_LLM_BASE_URL)` : undefined,
     concurrency,
     onProgress: ({ done, total, system, scenario, seed }) => {
       if (!progress) return;
