@@ -320,7 +320,6 @@ const patterns: CrisisPattern[] = [
     re: /\b(?:ways?|methods?|how)\s+to\s+(?:die|kill\s+myself|end\s+(?:my\s+life|it\s+all)|commit\s+suicide|not\s+wake\s+up)\b(?!\s+(?:in\s+(?:minecraft|the\s+game|game)))|\b(?:painless|easiest|quickest|fastest|best|quick|easy|surest|least\s+painful)\s+(?:way|ways|method|methods)\s+(?:to|of)\s+(?:die|dying|kill\s+myself|suicide|end\s+it|end\s+my\s+life)\b/g,
     negatable: true,
     timely: true,
-    topic: true,
     example: 'What is the easiest way to kill myself',
   },
   {

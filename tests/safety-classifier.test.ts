@@ -1,0 +1,166 @@
+// The crisis rules: every documented pattern flags its example; negation, quotation, tense,
+// fiction/news, accidents and hyperbole cancel what they should and nothing more; hostile text
+// cannot break or stall them; and the labelled sets keep their measured quality.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CrisisRules, MAX_CLASSIFIED_CHARS } from '../src/safety/classifier.ts';
+import { evaluate, parseLabelledSet } from '../src/safety/evaluation.ts';
+import { english } from '../src/safety/patterns/en.ts';
+import { languagesFor } from '../src/safety/patterns/index.ts';
+
+const rules = new CrisisRules();
+const label = (text: string) => rules.classify(text).label;
+const reasons = (text: string) => rules.classify(text).suppressed.map((s) => s.suppressedBy);
+
+describe('documented patterns', () => {
+  it.each(english.patterns.map((p) => [p.id, p] as const))('%s flags its own example', (id, p) => {
+    const verdict = rules.classify(p.example);
+    expect(verdict.label).toBe('crisis');
+    expect(verdict.hits.map((h) => h.patternId)).toContain(id);
+  });
+
+  it('keeps every pattern global, with a unique id and a note', () => {
+    const ids = english.patterns.map((p) => p.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const p of english.patterns) {
+      expect(p.re.flags).toContain('g');
+      expect(p.note.length).toBeGreaterThan(10);
+    }
+  });
+});
+
+describe('what cancels a pattern', () => {
+  it('negation governs only the words it is attached to', () => {
+    expect(label("I'm not suicidal, just really sad")).toBe('ok');
+    expect(reasons("I'm not suicidal, just really sad")).toContain('negated');
+    expect(label('I would never kill myself, I just need to vent')).toBe('ok');
+    expect(label("I'm not going to hurt myself, don't worry")).toBe('ok');
+    // The negation belongs to another verb, or to another clause.
+    expect(label("I don't know why I want to die but I do")).toBe('crisis');
+    expect(label("not going to lie, I want to die")).toBe('crisis');
+    // Negation that is part of the crisis statement itself.
+    expect(label("I don't want to live anymore")).toBe('crisis');
+    expect(label("I'm not sure I want to be alive")).toBe('crisis');
+  });
+
+  it('quotations are someone else\'s words unless the writer or someone close said them', () => {
+    expect(label('"I want to die" is such a dramatic lyric but I love that song')).toBe('ok');
+    expect(label("The quote 'what doesn't kill you makes you stronger' is overused")).toBe('ok');
+    expect(label('> I want to kill myself\nthat is what the narrator says in chapter 3')).toBe('ok');
+    expect(label('I told my therapist "I want to die" and she did not believe me')).toBe('crisis');
+    const friend = rules.classify('my friend texted me "im going to kill myself tonight" what do I do');
+    expect(friend.label).toBe('crisis');
+    expect(friend.category).toBe('third-party');
+  });
+
+  it('the past is cancelled unless something marks it as current', () => {
+    expect(label('I used to cut but I have been clean for three years')).toBe('ok');
+    expect(label('I tried to kill myself when I was sixteen, I am doing better these days')).toBe('ok');
+    expect(label('I started cutting again after two years clean')).toBe('crisis');
+    expect(label('I tried to overdose last night')).toBe('crisis');
+  });
+
+  it('fiction, games, news and information talk are not the writer\'s situation', () => {
+    expect(label('In the movie the hero kills himself at the end')).toBe('ok');
+    expect(label('I killed myself with my own grenade in Call of Duty lol')).toBe('ok');
+    expect(label("I'm writing a research paper on self-harm prevention in schools")).toBe('ok');
+    expect(reasons("I'm writing a research paper on self-harm prevention in schools")).toContain('information');
+    expect(label('The article says suicide rates among teens rose last year')).toBe('ok');
+    // Information talk does not cancel an act in the first person.
+    expect(label('I read an article about it and I want to kill myself')).toBe('crisis');
+  });
+
+  it('accidents and play cancel self-harm and abuse patterns, "on purpose" undoes that', () => {
+    expect(label('I cut myself shaving and now I am late')).toBe('ok');
+    expect(label('My brother hits me with a pillow when we play')).toBe('ok');
+    expect(label('I burned myself with the iron on purpose')).toBe('crisis');
+    expect(label('My brother hits me every day')).toBe('crisis');
+  });
+
+  it('hyperbole: jokes with a trivial condition, idioms and trivial causes', () => {
+    expect(label('this traffic is killing me lmao')).toBe('ok');
+    expect(label("I'm going to kill myself if I have to hear that song one more time lol")).toBe('ok');
+    expect(label("I'm so embarrassed I want to die")).toBe('ok');
+    expect(label("I'd rather die than wear socks with sandals")).toBe('ok');
+    expect(label("My mom is going to kill me when she sees this haircut")).toBe('ok');
+    expect(label("I'm going to kill my brother if he eats my leftovers again")).toBe('ok');
+    // A joke marker alone never cancels an explicit statement.
+    expect(label('lol anyway im gonna go overdose now bye')).toBe('crisis');
+    expect(label("I'd rather be dead than go through another day like this")).toBe('crisis');
+  });
+
+  it('grooming patterns count only when the writer says they are a minor', () => {
+    expect(label('a man online keeps asking me for nude pics')).toBe('ok');
+    expect(label("a man online keeps asking me for nude pics and I'm 13")).toBe('crisis');
+  });
+});
+
+describe('normalisation', () => {
+  it('reads slang, contractions without apostrophes, curly quotes, full-width letters and hidden characters', () => {
+    for (const text of ['kms', 'im gonna unalive myself', 'i dont want to live', 'I\u2019m suicidal', '\uff4b\uff49\uff4c\uff4c \uff4d\uff59\uff53\uff45\uff4c\uff46', 'kill\u200b my\u200dself', 'i want to dieeee', 'I WANT TO DIE'])
+      expect(label(text), text).toBe('crisis');
+  });
+
+  it('finds a crisis at the end of a very long message', () => {
+    const long = `${'I had a long day at work and the bus was late. '.repeat(4000)}Honestly I want to kill myself.`;
+    expect(long.length).toBeGreaterThan(MAX_CLASSIFIED_CHARS);
+    expect(label(long)).toBe('crisis');
+  });
+
+  it('survives hostile input without throwing', () => {
+    const hostile = [
+      '',
+      "'".repeat(100_000),
+      '"'.repeat(50_001),
+      ' '.repeat(200_000),
+      'want '.repeat(40_000) + 'die',
+      'a\u0000b\uffff\ud800c',
+      '>'.repeat(10_000),
+      'my friend '.repeat(20_000),
+      '. '.repeat(60_000),
+    ];
+    for (const text of hostile) expect(['crisis', 'ok']).toContain(label(text));
+  });
+});
+
+describe('languages', () => {
+  it('names unknown language codes', () => {
+    expect(languagesFor('en').map((l) => l.code)).toEqual(['en']);
+    expect(() => languagesFor('en, xx')).toThrow(/MASCOT_SAFETY_LANGUAGES: no crisis patterns for "xx" \(available: en\)/);
+    expect(() => new CrisisRules([])).toThrow(/at least one language/);
+  });
+});
+
+describe('labelled sets (numbers reported in docs/safety.md)', () => {
+  const dir = path.resolve(import.meta.dirname, '../datasets/safety');
+  const run = (file: string) => {
+    const set = parseLabelledSet(fs.readFileSync(path.join(dir, file), 'utf8'), file);
+    expect(set.problems).toEqual([]);
+    return evaluate(set.examples, (t) => {
+      const v = rules.classify(t);
+      return { label: v.label, patterns: v.hits.map((h) => h.patternId) };
+    });
+  };
+
+  it('held-out sets: false positives on ordinary distress stay under 5%', async () => {
+    for (const file of fs.readdirSync(dir).filter((f) => f.startsWith('heldout-'))) {
+      const e = await run(file);
+      expect(e.fpDistress.value, file).toBeLessThan(0.05);
+      expect(e.counts.crisis, file).toBeGreaterThan(50);
+    }
+  });
+
+  it('held-out set F (never used to write rules) keeps its measured recall of 0.90', async () => {
+    const e = await run('heldout-f.jsonl');
+    expect(e.recall.value).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it('development sets: the rules still do what they were written for', async () => {
+    for (const file of fs.readdirSync(dir).filter((f) => f.startsWith('dev'))) {
+      const e = await run(file);
+      expect(e.recall.value, file).toBeGreaterThanOrEqual(0.98);
+      expect(e.fpAll.hits, file).toBe(0);
+    }
+  });
+});
