@@ -83,6 +83,8 @@ export const TOPICS: Record<string, TopicEntry> = {
   conflict: { pattern: String.raw`argument|arguing|argued|fight|fighting|fought|yelled|shouted|conflict`, phrase: 'the conflict' },
   stress: { pattern: String.raw`stress\w*|overwhelm\w*|too much|burn(?:ed|t)? ?out|burnout|pressure|deadlines?`, phrase: 'everything on your plate' },
   thanks: { pattern: String.raw`thanks|thank you|thx|appreciate (?:it|this|you|that)`, phrase: 'what helped' },
+  /** The companions themselves are the problem: listen, and be honest about what the offline voice is. */
+  complaint: { pattern: String.raw`you (?:guys |all |bots )?(?:don't|do not|never|aren't|are not|can't|cannot) (?:understand|listen|help|get it|get me)|(?:you|you guys|this|these bots?) (?:are|is) (?:useless|stupid|annoying|pointless|not helping|no help)|this isn't helping|not helpful|you're not listening`, phrase: 'what we missed' },
   // Meeting threads.
   time: { pattern: String.raw`running out of time|out of time|minutes left|over ?time|running late|time check|wrap (?:this )?up|one more thing|another thing|next agenda|agenda`, phrase: 'the time we have' },
   launch: { pattern: String.raw`launch\w*|release\w*|ship(?:ping)?|roll ?-?out|deploy\w*|go-live`, phrase: 'the launch' },

@@ -88,6 +88,8 @@ function normalise(text: string): string {
 const AMBIGUOUS = new Set(['down', 'low', 'blue', 'lost', 'empty', 'flat', 'hurt', 'buried', 'drowning', 'crushed', 'cut off', 'forgotten', 'not good', 'stuck', 'trapped', 'ignored', 'rejected', 'abandoned', 'happy', 'proud', 'stupid']);
 const FEELING_CUE = /\b(?:feel|feels|feeling|felt|I'm|am|been|get|getting|got|become|seem|seems|so|really|very|too|just)\s+(?:\w+\s+){0,2}$/i;
 const NEGATION = /\b(?:not|never|no longer|n't)\s+(?:\w+\s+)?$|n't\s+(?:\w+\s+)?$/i;
+/** "you guys are useless", "this is so stupid": the word describes someone or something else. */
+const OTHER_SUBJECT = /\b(?:you|you guys|you all|they|he|she|it|this|that|everyone|people)\s+(?:\w+\s+)?(?:are|is|was|were|seem|seems|look|looks|sound|sounds)\s+(?:\w+\s+)?$/i;
 
 function readFeelings(text: string): Feeling[] {
   const found: { at: number; feeling: Feeling }[] = [];
@@ -97,6 +99,7 @@ function readFeelings(text: string): Feeling[] {
       const before = text.slice(Math.max(0, m.index - 40), m.index);
       if (AMBIGUOUS.has(word) && !FEELING_CUE.test(before)) continue;
       if (!word.startsWith('not ') && NEGATION.test(before)) continue;
+      if (OTHER_SUBJECT.test(before)) continue;
       const intensifier = INTENSIFIER_RES.find((i) => i.re.test(before))?.word;
       const adj = entry.adj ?? word;
       found.push({ at: m.index, feeling: { adj, said: intensifier && !entry.adj ? `${intensifier} ${adj}` : adj, noun: entry.noun, family: entry.family } });
@@ -157,6 +160,7 @@ const BARE = new Set(["I don't know", "I guess", 'I mean', 'I think', "I'm fine"
 
 const SELF_JUDGEMENT = /\b(I (?:should(?:n't)?|shouldn't have|must be|always|never|can't do anything)\b[^.,;!?]*|I(?:'m| am) (?:just |so |such |really |too )?(?:a failure|useless|worthless|stupid|pathetic|weak|a mess|too much|not good enough|a burden|an idiot|bad at|terrible at|awful at|hopeless at|no good at|ugly|boring|unlovable|broken|annoying|lazy|dumb|a loser)[^.,;!?]*|(?:everyone|everybody|nobody|no one) (?:\w+ ){0,3}(?:me|I)\b[^.,;!?]*)/i;
 
+const PRONOUN = /^(?:I|I'm|I've|I'd|I'll|me|my|mine|myself|we|us|our|I_and_my_[\w-]+)[,.]?$/i;
 const NOT_PAST_ED = new Set(['need', 'feed', 'bleed', 'breed', 'exceed', 'proceed', 'succeed', 'speed', 'seed', 'heed', 'shed', 'wed', 'embed']);
 
 /** Past events read as "since ___"; ongoing circumstances as "while ___". */
@@ -187,6 +191,7 @@ function readSituations(text: string): { events: string[]; circumstances: string
       if (FEELING_CLAUSE.test(part) || (/^(?:I'm|I am|I've been|we're)\b/i.test(part) && readFeelings(part).length > 0 && !/\bof\b/i.test(part))) continue;
       if (SELF_JUDGEMENT.test(part)) continue; // Catalyst works with these in the person's own words
       if (/\byou\b/i.test(part)) continue; // addressed to the companions, not about them
+      if (part.split(' ').filter((w) => !PRONOUN.test(w)).length < 2) continue; // "I, I, my my": nothing to say back
       const clause = flipPronouns(part.replace(/\bI_and_my_([\w-]+)/g, 'I and my $1'));
       const lowered = /^(?:you|your|yours|yesterday|today|tonight|last|this|a|two|three|six|several)\b/i.test(clause) ? clause[0]!.toLowerCase() + clause.slice(1) : clause;
       (isPast(part) ? events : circumstances).push(lowered);
@@ -288,8 +293,8 @@ function readNames(text: string, tasks: Task[], speaker: string): string[] {
   return [...names];
 }
 
-const POSITIVE_WORDS = /\b(?:good|great|amazing|better|helped|helps|happy|glad|proud|nice|lovely|excited|thanks|thank you|awesome|wonderful|fun|enjoyed|relieved|grateful)\b/i;
-const NEGATIVE_WORDS = /\b(?:not|no|never|n't|but|bad|worse|worst|hard|awful|terrible|hate|miss|can't|cannot)\b|n't\b/i;
+const POSITIVE_WORDS = /\b(?:good|great|amazing|better|helped|helps|happy|glad|proud|nice|lovely|excited|thanks|thank you|awesome|wonderful|fun|enjoyed|relieved|grateful|dream|got into|got accepted|got the job|got promoted|passed(?! away)|engaged|made it|did it)\b/i;
+const NEGATIVE_WORDS = /\b(?:not|no|never|but|bad|worse|worst|hard|awful|terrible|hate|miss|died|lost|away)\b|n't\b/i;
 
 function isPositive(text: string, feelings: Feeling[]): boolean {
   if (feelings.some((f) => f.family !== 'positive')) return false;
@@ -301,8 +306,13 @@ export function readMessage(raw: string, speaker: string): Reading {
   const text = normalise(raw);
   const { events, circumstances } = readSituations(text);
   const tasks = readTasks(text, speaker);
-  const absolutes = ABSOLUTE_RES.filter((a) => a.re.test(text)).map((a) => a.word);
-  const judgement = SELF_JUDGEMENT.exec(text)?.[0];
+  // Sweeping words and harsh verdicts about the person themselves, not about the companions ("you never listen").
+  const aboutSelf = text
+    .split(/(?<=[.!?])\s+|,\s*/)
+    .filter((c) => !/\byou\b/i.test(c))
+    .join('. ');
+  const absolutes = ABSOLUTE_RES.filter((a) => a.re.test(aboutSelf)).map((a) => a.word);
+  const judgement = SELF_JUDGEMENT.exec(aboutSelf)?.[0];
   const questionSentence = text.split(/(?<=[.!?])\s+/).find((s) => s.endsWith('?'));
 
   const decisions: string[] = [];
