@@ -100,6 +100,13 @@ describe('offline simulated user', () => {
     expect(u.lastEffect!.lectured).toBe(true);
     expect(u.lastEffect!.cost).toBeCloseTo(2 * D.LECTURE_COST, 12);
     expect(reply.lines[0]!.text.startsWith(plain.voice.overwhelmed)).toBe(true);
+
+    // One long turn past the word budget: min(0.2, 0.05 * (words / budget - 1)).
+    const wordy = user({ ...plain, wordBudget: 20 });
+    const long = bot('anchor', 'reflection', 'It sounds like the loneliness has been building for months, with your husband away, the language still hard, and friends at home drifting, so even small errands feel heavy.');
+    wordy.react({ pack: support, history: [opening, long], human: opening, botTurns: [long] });
+    expect(wordy.lastEffect!.lectured).toBe(true);
+    expect(wordy.lastEffect!.cost).toBeCloseTo(Math.min(0.2, 0.05 * (long.text.split(/\s+/).length / 20 - 1)), 12);
   });
 
   it('minds silence after a question, and uses silence after a statement to be heard a little', () => {
