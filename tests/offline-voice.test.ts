@@ -3,6 +3,7 @@ import { loadPacks } from '../src/persona/loader.ts';
 import type { GenerationRequest } from '../src/speaker/generator.ts';
 import { OfflineGenerator, OFFLINE_MODEL } from '../src/speaker/offline.ts';
 import { normaliseSentence, splitSentences } from '../src/speaker/offline/compose.ts';
+import { readMessage } from '../src/speaker/offline/reading.ts';
 
 const LONELY = 'I moved abroad and feel so alone since my husband travels for work';
 
@@ -251,5 +252,50 @@ describe('offline voice', () => {
     await say(gen, 'beacon', 'affirmation', LONELY, { sessionKey: 'three' });
     // "one" was the least recently active and has been forgotten: it starts over.
     expect(await say(gen, 'beacon', 'affirmation', LONELY, { sessionKey: 'one' })).toBe(first);
+  });
+});
+
+describe('reading a message', () => {
+  it('turns what happened toward the listener and tells events from circumstances', () => {
+    const r = readMessage(LONELY, 'Mia');
+    expect(r.events).toEqual(['you moved abroad']);
+    expect(r.circumstances).toEqual(['your husband travels for work']);
+    expect(r.people).toEqual([{ phrase: 'your husband', kind: 'partner' }]);
+    expect(r.feelings.map((f) => f.said)).toEqual(['so alone']);
+    expect(r.topics.slice(0, 2)).toEqual(['relocation', 'loneliness']);
+    expect(readMessage('My husband and I argued last night', 'Mia').events).toEqual(['you and your husband argued last night']);
+    expect(readMessage('I was fired and my older sister was furious', 'Mia').events).toEqual(['you were fired', 'your older sister was furious']);
+  });
+
+  it('keeps feelings that are negated, everyday or about someone else out', () => {
+    expect(readMessage("I'm not happy and I don't feel lonely", 'Mia').feelings).toEqual([]);
+    expect(readMessage('I lost my keys on the way down', 'Mia').feelings).toEqual([]);
+    expect(readMessage('you guys are useless', 'Mia').feelings).toEqual([]);
+    expect(readMessage('you guys are useless', 'Mia').topics).toContain('complaint');
+  });
+
+  it('never restates a harsh self-judgement as a fact', () => {
+    const r = readMessage('Maybe I am just bad at making friends', 'Mia');
+    expect(r.circumstances).toEqual([]);
+    expect(r.selfJudgement).toBe('I am just bad at making friends');
+  });
+
+  it('tells good news from hard news', () => {
+    expect(readMessage('Today I said hi to a neighbour and it felt good', 'Mia').positive).toBe(true);
+    expect(readMessage('I got into my dream university!!!', 'Mia').positive).toBe(true);
+    expect(readMessage('My grandpa passed away', 'Mia').positive).toBe(false);
+    expect(readMessage('It was good until my boss yelled at me', 'Mia').positive).toBe(false);
+  });
+
+  it('finds proposals, decisions, owners and dates in a meeting message', () => {
+    const r = readMessage("I'll send the notes tomorrow. Let's go with vendor B. What if we cut the reporting module? Sam can take the legal question.", 'Dana');
+    expect(r.decisions).toEqual(['go with vendor B']);
+    expect(r.proposals).toEqual(['cut the reporting module']);
+    expect(r.tasks).toEqual([
+      { owner: 'Dana', action: 'send the notes', due: 'tomorrow' },
+      { owner: 'Sam', action: 'take the legal question', due: undefined },
+    ]);
+    expect(r.names).toEqual(['Sam']);
+    expect(readMessage("Let's wrap up", 'Dana').proposals).toEqual([]);
   });
 });

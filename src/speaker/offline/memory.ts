@@ -11,7 +11,7 @@ export interface Earlier {
 }
 
 /** Earlier human messages kept per session (a meeting thread needs more than a support chat). */
-export const EARLIER_KEPT = 8;
+const EARLIER_KEPT = 8;
 
 export interface SessionState {
   /** Requests answered so far; part of the seed, so a session replays identically. */

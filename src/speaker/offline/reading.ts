@@ -134,7 +134,7 @@ const FLIP: Record<string, string> = {
   we: 'you', us: 'you', our: 'your', ours: 'yours', ourselves: 'yourselves', "we're": "you're", "we've": "you've", "we'll": "you'll", "we'd": "you'd",
 };
 
-export function flipPronouns(clause: string): string {
+function flipPronouns(clause: string): string {
   return clause
     .split(' ')
     .map((w) => {
@@ -167,7 +167,7 @@ const NOT_PAST_ED = new Set(['need', 'feed', 'bleed', 'breed', 'exceed', 'procee
 function isPast(clause: string): boolean {
   const words = clause.replace(TIME_LEAD_RE, '').split(' ');
   // Skip the subject: "I", or "my" + up to two words, up to the first likely verb.
-  let i = /^(?:my|our)$/i.test(words[0] ?? '') ? 2 : 1;
+  let i = /^(?:my|our)$/i.test(words[0] ?? '') ? (RELATION_MODIFIERS.includes((words[1] ?? '').toLowerCase()) ? 3 : 2) : 1;
   if (/^(?:I've|we've)$/i.test(words[0] ?? '')) return true;
   if (/^(?:have|has|had)$/i.test(words[i] ?? '')) return true;
   if (/(?:'m|'re|'s)$/i.test(words[0] ?? '') || /^(?:am|is|are)$/i.test(words[i] ?? '')) return false; // "I'm tired": a state, not an event
@@ -294,10 +294,12 @@ function readNames(text: string, tasks: Task[], speaker: string): string[] {
 }
 
 const POSITIVE_WORDS = /\b(?:good|great|amazing|better|helped|helps|happy|glad|proud|nice|lovely|excited|thanks|thank you|awesome|wonderful|fun|enjoyed|relieved|grateful|dream|got into|got accepted|got the job|got promoted|passed(?! away)|engaged|made it|did it)\b/i;
-const NEGATIVE_WORDS = /\b(?:not|no|never|but|bad|worse|worst|hard|awful|terrible|hate|miss|died|lost|away)\b|n't\b/i;
+const NEGATIVE_WORDS = /\b(?:not|no|never|but|until|except|anymore|bad|worse|worst|hard|awful|terrible|hate|miss|died|lost|away)\b|n't\b/i;
+/** Topics that make a message hard news whatever else it says. */
+const HARD_TOPICS = new Set(['loneliness', 'breakup', 'grief', 'health', 'money', 'conflict', 'stress', 'jobloss', 'complaint']);
 
-function isPositive(text: string, feelings: Feeling[]): boolean {
-  if (feelings.some((f) => f.family !== 'positive')) return false;
+function isPositive(text: string, feelings: Feeling[], topics: string[]): boolean {
+  if (feelings.some((f) => f.family !== 'positive') || topics.some((t) => HARD_TOPICS.has(t))) return false;
   return feelings.length > 0 || (POSITIVE_WORDS.test(text) && !NEGATIVE_WORDS.test(text));
 }
 
@@ -329,13 +331,14 @@ export function readMessage(raw: string, speaker: string): Reading {
   const dates = [...new Set([...text.matchAll(DUE_ALL_RE)].map((m) => m[0]))];
 
   const feelings = readFeelings(text);
+  const topics = readTopics(text);
   return {
     feelings,
-    positive: isPositive(text, feelings),
+    positive: isPositive(text, feelings, topics),
     events,
     circumstances,
     people: readPeople(text),
-    topics: readTopics(text),
+    topics,
     absolutes,
     selfJudgement: judgement && judgement.split(' ').length <= 12 ? judgement.trim() : undefined,
     names: readNames(text, tasks, speaker),
