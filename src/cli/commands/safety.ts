@@ -13,10 +13,23 @@ import { ALL_SPACES, SafetyStore } from '../../safety/store.ts';
 import { openDatabase } from '../../store/db.ts';
 import { numberFlag, stringFlag, UsageError, type Command, type CommandContext } from '../command.ts';
 
+/**
+ * A switch such as --json. The shared parser gives a switch the next word as its value when that
+ * word is no flag ("--json set.jsonl"): such a word is taken back as a positional argument.
+ */
+function switchOn(ctx: CommandContext, name: string): boolean {
+  const v = ctx.flags[name];
+  if (typeof v === 'string') {
+    ctx.args.push(v);
+    ctx.flags[name] = true;
+  }
+  return ctx.flags[name] === true;
+}
+
 /** Rules only unless --model: then the configured model check too (MASCOT_SAFETY_MODEL_CHECK, or 'all'). */
 function detectorFor(ctx: CommandContext): CrisisDetector {
   const config = loadConfig(ctx.env);
-  if (ctx.flags.model !== true) return new CrisisDetector({ rules: new CrisisRules(languagesFor(config.MASCOT_SAFETY_LANGUAGES)) });
+  if (!switchOn(ctx, 'model')) return new CrisisDetector({ rules: new CrisisRules(languagesFor(config.MASCOT_SAFETY_LANGUAGES)) });
   const mode = config.MASCOT_SAFETY_MODEL_CHECK === 'off' ? 'all' : config.MASCOT_SAFETY_MODEL_CHECK;
   return detectorFromConfig({ ...config, MASCOT_SAFETY_MODEL_CHECK: mode }, createLogger(config.MASCOT_LOG_LEVEL));
 }
@@ -41,10 +54,11 @@ Reads one message per line on stdin and prints one label per line, in order: "cr
 Example:  printf 'I want to kill myself\\nthis traffic is killing me\\n' | mascot safety classify`,
   async run(ctx) {
     const detector = detectorFor(ctx);
+    const explained = switchOn(ctx, 'explain');
     const rl = readline.createInterface({ input: ctx.stdin, terminal: false, crlfDelay: Infinity });
     for await (const line of rl) {
-      const verdict = ctx.flags.model === true ? await detector.classify(line) : detector.classifyByRules(line);
-      ctx.stdout.write(`${ctx.flags.explain === true ? explain(verdict) : verdict.label}\n`);
+      const verdict = detector.mode !== 'off' ? await detector.classify(line) : detector.classifyByRules(line);
+      ctx.stdout.write(`${explained ? explain(verdict) : verdict.label}\n`);
     }
     return 0;
   },
@@ -85,6 +99,9 @@ other messages and on both. Lines that are not valid are reported with their lin
   --max-fp P        exit 3 when the distress false-positive rate is P or more (e.g. 0.05)
 The sets in datasets/safety/ and what each was used for are described in docs/safety.md.`,
   async run(ctx) {
+    const detector = detectorFor(ctx);
+    const asJson = switchOn(ctx, 'json');
+    const showMisses = switchOn(ctx, 'misses');
     const files = [...ctx.args];
     const flagged = ctx.flags.file;
     if (flagged === true) throw new UsageError('--file needs a path');
@@ -92,7 +109,6 @@ The sets in datasets/safety/ and what each was used for are described in docs/sa
     if (files.length === 0) throw new UsageError('name a labelled set with --file');
     const minRecall = numberFlag(ctx.flags, 'min-recall', 0, (n) => n >= 0 && n <= 1);
     const maxFp = numberFlag(ctx.flags, 'max-fp', 1.01, (n) => n >= 0 && n <= 1);
-    const detector = detectorFor(ctx);
     let problems = 0;
     let missedTarget = false;
     for (const file of files) {
@@ -111,9 +127,9 @@ The sets in datasets/safety/ and what each was used for are described in docs/sa
         ctx.stderr.write(`mascot safety eval: ${file} holds no valid examples\n`);
         continue;
       }
-      const e = await evaluate(set.examples, (t) => (ctx.flags.model === true ? detector.classify(t) : detector.classifyByRules(t)));
+      const e = await evaluate(set.examples, (t) => (detector.mode !== 'off' ? detector.classify(t) : detector.classifyByRules(t)));
       missedTarget ||= (e.recall.of > 0 && e.recall.value < minRecall) || (e.fpDistress.of > 0 && e.fpDistress.value >= maxFp);
-      ctx.stdout.write(ctx.flags.json === true ? `${JSON.stringify({ file, ...e })}\n` : `${report(file, e, ctx.flags.misses === true)}\n`);
+      ctx.stdout.write(asJson ? `${JSON.stringify({ file, ...e })}\n` : `${report(file, e, showMisses)}\n`);
     }
     if (problems > 0) return 1;
     return missedTarget ? 3 : 0;
