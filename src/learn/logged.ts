@@ -105,6 +105,7 @@ export function loadLoggedDecisions(db: Db, pack: Pack, slots: readonly string[]
                  FROM feedback f WHERE f.round_id = d.round_id) AS feedback
        FROM decisions d
        WHERE d.pack = ? AND d.at >= ? AND (? IS NULL OR d.policy_id = ?)
+         AND NOT EXISTS (SELECT 1 FROM training_exclusion_windows w WHERE w.channel_key = d.channel_key AND d.at BETWEEN w.from_at AND w.until_at) -- crisis windows (migrations/006)
        ORDER BY d.at, d.id LIMIT ?`,
     )
     .all(pack.id, query.since ?? 0, query.policyId ?? null, query.policyId ?? null, query.limit ?? -1) as {

@@ -158,7 +158,9 @@ export class FidelityStore {
       .prepare(
         `SELECT m.id AS row, m.channel_key AS channelKey, m.platform_id AS platformId, m.persona_id AS personaId, m.strategy
          FROM messages m JOIN decisions d ON d.id = m.decision_id
-         WHERE m.is_bot = 1 AND m.persona_id IS NOT NULL AND d.pack = ? AND m.at >= ? ORDER BY m.id`,
+         WHERE m.is_bot = 1 AND m.persona_id IS NOT NULL AND d.pack = ? AND m.at >= ?
+           AND NOT EXISTS (SELECT 1 FROM training_exclusion_windows w WHERE w.channel_key = m.channel_key AND m.at BETWEEN w.from_at AND w.until_at) -- crisis windows (migrations/006)
+         ORDER BY m.id`,
       )
       .all(pack, since) as { row: number; channelKey: string; platformId: string; personaId: string; strategy: string | null }[];
   }
@@ -169,7 +171,8 @@ export class FidelityStore {
     const rows = this.db
       .prepare(
         `SELECT DISTINCT h.id AS row, h.channel_key AS channelKey FROM decisions d JOIN messages h ON h.channel_key = d.channel_key AND h.platform_id = d.trigger_id
-         WHERE d.pack = ? AND h.is_bot = 0 ORDER BY h.id DESC LIMIT ?`,
+         WHERE d.pack = ? AND h.is_bot = 0 AND NOT EXISTS (SELECT 1 FROM training_exclusion_windows w WHERE w.channel_key = h.channel_key AND h.at BETWEEN w.from_at AND w.until_at) -- crisis windows (migrations/006)
+         ORDER BY h.id DESC LIMIT ?`,
       )
       .all(pack, limit) as { row: number; channelKey: string }[];
     const out: { context: ContextTurn[]; channelKey: string; people: string[] }[] = [];
