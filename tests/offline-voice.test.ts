@@ -297,5 +297,7 @@ describe('reading a message', () => {
     ]);
     expect(r.names).toEqual(['Sam']);
     expect(readMessage("Let's wrap up", 'Dana').proposals).toEqual([]);
+    expect(readMessage('Who can take the notes?', 'Dana').tasks).toEqual([{ action: 'take the notes', due: undefined, owner: undefined }]);
+    expect(readMessage('Does anyone know the budget?', 'Dana').tasks).toEqual([]);
   });
 });

@@ -98,7 +98,7 @@ export const ABSOLUTES = ['always', 'never', 'nobody', 'no one', 'everyone', 'ev
 
 /** Capitalised words that are not names of people. */
 export const NOT_NAMES = new Set(
-  'I Im Ill Ive Id OK Okay Yes No The A An We You They He She It This That Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August September October November December Q1 Q2 Q3 Q4 API QA HR UI UX EOD EOW Agreed Thanks Sure Also And But So Maybe Let Lets Can Could Should Would Will'.split(' '),
+  'I Im Ill Ive Id OK Okay Yes No The A An We You They He She It This That Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August September October November December Q1 Q2 Q3 Q4 API QA HR UI UX EOD EOW Agreed Thanks Sure Also And But So Maybe Let Lets Can Could Should Would Will Who What When Where Why How Which Someone Somebody Anyone Everyone Nobody Noone'.split(' '),
 );
 
 export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];

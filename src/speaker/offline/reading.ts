@@ -166,7 +166,7 @@ const NOT_PAST_ED = new Set(['need', 'feed', 'bleed', 'breed', 'exceed', 'procee
 /** Past events read as "since ___"; ongoing circumstances as "while ___". */
 function isPast(clause: string): boolean {
   const words = clause.replace(TIME_LEAD_RE, '').split(' ');
-  // Skip the subject: "I", or "my" + up to two words, up to the first likely verb.
+  // Skip the subject ("I", "my sister", "my older sister") to reach the verb.
   let i = /^(?:my|our)$/i.test(words[0] ?? '') ? (RELATION_MODIFIERS.includes((words[1] ?? '').toLowerCase()) ? 3 : 2) : 1;
   if (/^(?:I've|we've)$/i.test(words[0] ?? '')) return true;
   if (/^(?:have|has|had)$/i.test(words[i] ?? '')) return true;
@@ -208,7 +208,6 @@ function readTopics(text: string): string[] {
   }
   return hits.sort((a, b) => a.at - b.at).map((h) => h.topic);
 }
-
 
 // ---- meeting cues ----
 
@@ -256,12 +255,13 @@ const DECISION_RES: [RegExp, (m: RegExpExecArray) => string][] = [
 
 const OWNER_TASK = /\b(I|[A-Z][a-z]+)\s*(?:'ll|\s+will|\s+is going to|\s+am going to|'m going to|\s+can(?!')|\s+could(?!'))\s+(.+)/;
 const ASK_TASK = /\b[Cc]an\s+([A-Z][a-z]+)\s+(.+?)\?/;
-const UNOWNED_TASK = /\b(?:someone|somebody|anyone|we need someone to|who can)\s+(?:should|needs? to|has to|must|can)?\s*(.+)/i;
+const UNOWNED_TASK = /\b(?:(?:someone|somebody|anyone)\s+(?:should|needs? to|has to|must|could)|we need someone to|who can)\s+(.+)/i;
 
 function readTasks(text: string, speaker: string): Task[] {
   const tasks: Task[] = [];
   for (const sentence of text.split(/(?<=[.!?])\s+|\n+/)) {
-    const owned = OWNER_TASK.exec(sentence) ?? ASK_TASK.exec(sentence);
+    let owned = OWNER_TASK.exec(sentence) ?? ASK_TASK.exec(sentence);
+    if (owned && owned[1] !== 'I' && NOT_NAMES.has(owned[1]!)) owned = null; // "Who can ...", "Monday will ..."
     const unowned = owned ? undefined : UNOWNED_TASK.exec(sentence);
     const m = owned ?? unowned;
     if (!m) continue;
@@ -269,7 +269,6 @@ function readTasks(text: string, speaker: string): Task[] {
     const due = DUE_RE.exec(raw)?.[0];
     if (due) raw = raw.replace(due, ' ').replace(/\s+/g, ' ');
     let owner = owned ? m[1]! : undefined;
-    if (owner && NOT_NAMES.has(owner) && owner !== 'I') continue;
     if (owner === 'I') {
       owner = speaker;
       raw = raw.replace(/\bmy\b/gi, 'their').replace(/\bmyself\b/gi, 'themselves');
