@@ -30,12 +30,25 @@ export function cleanOutput(raw: string, options: CleanOptions): string {
   const again = new RegExp(`\\n\\s*(?:\\*\\*|__)?${self}(?:\\*\\*|__)?\\s*:`, 'i').exec(text);
   if (again) text = text.slice(0, again.index);
 
-  // Never ping everyone: break @everyone / @here with a zero-width space.
-  text = text.replace(/@(everyone|here|channel)\b/gi, '@\u200b$1').replace(/<!(everyone|here|channel)>/gi, '$1');
+  text = withoutMassPings(text);
 
   text = text.replace(/\n{3,}/g, '\n\n').trim();
   if (options.maxLength !== undefined && text.length > options.maxLength) text = cutAtSentence(text, options.maxLength);
   return text;
+}
+
+/**
+ * Never ping everyone, a channel or a role, whatever the model wrote: @everyone / @here / @channel
+ * are broken with a zero-width space (also when the model hid one of its own or used a full-width
+ * @); Slack's <!everyone>, <!here|here>, <!channel> and user groups <!subteam^S1|@team>, and
+ * Discord role mentions <@&123>, become plain words.
+ */
+export function withoutMassPings(text: string): string {
+  return text
+    .replace(/<!(everyone|here|channel)(?:\|[^>\n]*)?>/gi, '$1')
+    .replace(/<!subteam\^[A-Za-z0-9]+(?:\|@?([^>\n]*))?>/g, (_, label: string | undefined) => `@\u200b${label || 'team'}`)
+    .replace(/<@&\d+>/g, '@\u200brole')
+    .replace(/[@\uff20][\u200b-\u200d\u2060\ufeff]*(everyone|here|channel)\b/gi, '@\u200b$1');
 }
 
 /** Cut text to at most `max` characters, at the last sentence end if there is one in the second half. */

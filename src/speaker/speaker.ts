@@ -5,6 +5,7 @@ import type { Pack, Persona } from '../persona/schema.ts';
 import { cleanOutput } from './clean.ts';
 import type { Generator } from './generator.ts';
 import { buildPrompt } from './prompt.ts';
+import { turnGuard } from '../safety/injection.ts';
 
 export interface SpeakRequest {
   pack: Pack;
@@ -56,10 +57,13 @@ export class Speaker {
     const { persona, personas, directive, transcript } = req;
     const others = personas.filter((p) => p.id !== persona.id);
     const lastHuman = [...transcript].reverse().find((t) => !t.author.isBot);
+    // Rename, reveal, override and speak-as-another attempts are declined in character (src/safety/injection.ts).
+    const guard = turnGuard(lastHuman?.text, persona, others, directive);
+    const messages = buildPrompt({ pack: req.pack, persona, others, directive: guard.directive, transcript });
     const result = await this.generator.generate({
       personaId: persona.id,
       strategy: directive.strategy,
-      messages: buildPrompt({ pack: req.pack, persona, others, directive, transcript }),
+      messages,
       model: persona.generation.model,
       temperature: persona.generation.temperature,
       maxTokens: persona.generation.maxTokens,
@@ -73,7 +77,9 @@ export class Speaker {
       },
     });
     const names = [...others.map((p) => p.displayName), ...new Set(transcript.filter((t) => t.author.personaId !== persona.id).map((t) => t.author.name))];
-    const texts = result.texts.map((t) => cleanOutput(t, { speaker: persona.displayName, others: names, maxLength: this.options.maxLength ?? 4000 })).filter((t) => t.length > 0);
+    const texts = result.texts
+      .map((t) => guard.screen(cleanOutput(t, { speaker: persona.displayName, others: names, maxLength: this.options.maxLength ?? 4000 }), { offline: result.offline, system: messages[0]!.content }))
+      .filter((t) => t.length > 0);
     return { texts, offline: result.offline };
   }
 }
