@@ -15,7 +15,8 @@ export function actionSpace(pack: Pack): string[] {
 
 /**
  * Which slots may be chosen now: the persona is enabled and still allows the strategy, did not
- * speak last, and in a 1:1 conversation only that persona speaks. Yield is always allowed.
+ * speak last (unless the human just named it), and in a 1:1 conversation only that persona
+ * speaks. Yield is always allowed.
  */
 export function actionMask(state: DirectorState, slots: readonly string[]): boolean[] {
   const active = new Map(state.personas.map((p) => [p.id, p]));
@@ -26,13 +27,17 @@ export function actionMask(state: DirectorState, slots: readonly string[]): bool
     const persona = active.get(action.personaId);
     if (!persona || !persona.strategies.includes(action.strategy)) return false;
     if (state.directPersonaId) return persona.id === state.directPersonaId && state.roundTurns.length === 0;
-    return persona.id !== last;
+    // The last speaker may open the next round only when the human named it.
+    return persona.id !== last || (state.roundTurns.length === 0 && state.mentions.includes(persona.id));
   });
 }
 
 function lastBotPersona(state: DirectorState): string | undefined {
-  const last = state.transcript.at(-1);
-  return last?.author.personaId;
+  for (let i = state.transcript.length - 1; i >= 0; i--) {
+    const personaId = state.transcript[i]!.author.personaId;
+    if (personaId) return personaId;
+  }
+  return undefined;
 }
 
 /**

@@ -44,17 +44,23 @@ export interface Affect {
   asksForAdvice: boolean;
   /** The person asks a question of any kind. */
   asksQuestion: boolean;
-  /** The person signals the bots should stop or slow down. */
+  /** The person signals the bots should slow down or give room. */
   wantsSpace: boolean;
+  /** The person asks the bots to stop altogether. */
+  wantsSilence: boolean;
   /** The person signals the help landed ("thank you", "that helps"). */
   feelsHeard: boolean;
+  /** The person pushes back on being rushed or not heard ("you're not listening", "I'm not there yet"). */
+  pushback: boolean;
   /** Meeting cues: a decision is being made or an action is being assigned. */
   decisionCue: boolean;
   actionCue: boolean;
 }
 
 const ADVICE = /\b(what (should|can|do) i do|what would you do|any (advice|tips|ideas|suggestions)|how (do|can|should) i|should i|help me (decide|figure)|what now|next step)\b/i;
-const SPACE = /\b(stop|enough|leave me alone|too many|slow down|just listen|be quiet|shut up|i need a minute)\b/i;
+const SPACE = /(^\s*stop\b|\b(please stop|stop (talking|messaging|it|this)|that'?s enough|leave me alone|too many (messages|of you|replies)|slow down|just listen|be quiet|shut up|i need a minute|give me (a minute|some space)))/i;
+const SILENCE = /^\s*(please )?(stop|enough|leave me alone|be quiet|shut up)\b/i;
+const PUSHBACK = /\b(not listening|not there yet|don'?t (need|want) (advice|solutions|to plan|a plan)|before (planning|we plan|fixing)|i just want(ed)? to (share|vent|enjoy|mark|say|be heard|tell)|don'?t turn this into|that'?s not what i (meant|said)|you'?re not hearing|hear me first|not helpful|stop (fixing|trying to fix))\b/i;
 const HEARD = /\b(thank(s| you)|that helps|that helped|you'?re right|makes sense|i feel (better|heard)|good point)\b/i;
 const DECISION = /\b(decide|decided|decision|agree|agreed|let'?s go with|we'?ll go with|consensus|vote|final call|sign off)\b/i;
 const ACTION = /\b(will (do|take|handle|own|write|send|draft|fix)|action items?|owner|who will|by (monday|tuesday|wednesday|thursday|friday|tomorrow|next week|eod)|deadline|assign)\b/i;
@@ -80,7 +86,9 @@ export function affectOf(text: string): Affect {
     asksForAdvice: ADVICE.test(text),
     asksQuestion: text.includes('?'),
     wantsSpace: SPACE.test(text),
+    wantsSilence: SILENCE.test(text),
     feelsHeard: HEARD.test(text),
+    pushback: PUSHBACK.test(text),
     decisionCue: DECISION.test(text),
     actionCue: ACTION.test(text),
   };

@@ -24,6 +24,8 @@ export const HEURISTIC_WEIGHTS = {
   recentStrategy: -0.8,
   spokeInRound: -0.8,
   affectFit: 1.2,
+  /** Personas that have not spoken for a while get a little more of the floor (up to this). */
+  quietBonus: 0.6,
   temperature: 0.45,
 } as const;
 
@@ -31,7 +33,7 @@ const nextPhase = (p: Phase): Phase => PHASES[Math.min(PHASES.indexOf(p) + 1, PH
 
 export class HeuristicPolicy implements Policy {
   readonly id = 'heuristic';
-  readonly version = '1';
+  readonly version = '2';
 
   decide(state: DirectorState, rng: Rng) {
     const slots = actionSpace(state.pack);
@@ -46,10 +48,7 @@ export class HeuristicPolicy implements Policy {
     const scores = slots.map((key, i) => {
       if (!mask[i]) return 0;
       const action = parseActionKey(key);
-      if (action.kind === 'yield') {
-        if (affect.wantsSpace) return 4;
-        return turn >= roundLength ? 5 : turn === 0 ? -3 : -1;
-      }
+      if (action.kind === 'yield') return turn >= roundLength ? 5 : turn === 0 ? -3 : -1;
       const persona = state.personas.find((p) => p.id === action.personaId)!;
       const strategyPhase = state.pack.strategies[action.strategy]?.phase ?? 'explore';
       let s = 0;
@@ -60,6 +59,7 @@ export class HeuristicPolicy implements Policy {
       if (state.roundTurns.some((t) => t.strategy === action.strategy)) s += W.repeatInRound;
       if (recent.includes(action.strategy)) s += W.recentStrategy;
       if (state.roundTurns.some((t) => t.personaId === persona.id)) s += W.spokeInRound;
+      s += W.quietBonus * Math.min(3, turnsSinceSpoke(state, persona.id)) / 3;
       s += W.affectFit * affectFit(action.strategy, strategyPhase, affect);
       return s;
     });
@@ -71,38 +71,66 @@ export class HeuristicPolicy implements Policy {
       reason: (a: Action) =>
         a.kind === 'yield'
           ? `yield after ${turn} turn(s) (round length ${roundLength}${affect.wantsSpace ? ', the human asked for space' : ''})`
-          : `phase ${phase}, distress ${affect.distress.toFixed(2)}${state.mentions.includes(a.personaId) ? `, ${a.personaId} was named` : ''}`,
+          : `phase ${phase}, distress ${affect.distress.toFixed(2)}${affect.pushback ? ', pushback: back to listening' : ''}${state.mentions.includes(a.personaId) ? `, ${a.personaId} was named` : ''}`,
     });
   }
 
   /** The phase this turn should serve. */
   targetPhase(state: DirectorState, affect: Affect): Phase {
     const phaseOf = (s: string): Phase => state.pack.strategies[s]?.phase ?? 'explore';
-    const used = state.sessionStrategies.slice(-8).map(phaseOf);
+    // Count help since the person last pushed back: pushback means they did not feel heard.
+    const used = this.strategiesSincePushback(state).map(phaseOf);
     const count = (p: Phase) => used.filter((u) => u === p).length;
 
     let base: Phase;
-    if (affect.decisionCue || affect.actionCue || affect.asksForAdvice) base = 'action';
-    else if (count('explore') === 0 || (affect.distress > 0.6 && count('explore') < 2)) base = 'explore';
+    if (affect.pushback || affect.wantsSpace) base = 'explore';
+    else if (affect.decisionCue || affect.actionCue) base = 'action';
+    else if (affect.asksForAdvice) base = count('explore') === 0 && affect.distress > 0.6 ? 'explore' : 'action';
+    else if (count('explore') < 2 || (affect.distress > 0.6 && count('explore') < 3)) base = 'explore';
     else if (count('insight') < 2) base = 'insight';
     else base = 'action';
-    // Validation before suggestions when distress is high and the person has not been heard yet.
-    if (base === 'action' && affect.distress > 0.6 && count('explore') === 0 && !affect.decisionCue && !affect.actionCue) base = 'explore';
 
-    // Later turns of a round move one phase on from the turn just taken, so the round does two different jobs.
+    // Later turns of a round move one phase on from the turn just taken, so the round does two
+    // different jobs; but never to action before the person has been heard at least twice.
     const last = state.roundTurns.at(-1);
-    return last ? nextPhase(phaseOf(last.strategy)) : base;
+    if (!last) return base;
+    const next = nextPhase(phaseOf(last.strategy));
+    return next === 'action' && count('explore') < 2 && !affect.asksForAdvice && !affect.decisionCue && !affect.actionCue ? 'insight' : next;
+  }
+
+  /** Strategies used since the last human message that pushed back (bounded window). */
+  private strategiesSincePushback(state: DirectorState): string[] {
+    const strategies: string[] = [];
+    for (let i = state.transcript.length - 2; i >= 0 && strategies.length < 8; i--) {
+      const t = state.transcript[i]!;
+      if (!t.author.isBot && affectOf(t.text).pushback) break;
+      if (t.author.isBot && t.strategy) strategies.unshift(t.strategy);
+    }
+    return [...strategies, ...state.roundTurns.map((t) => t.strategy)];
   }
 
   /** How many bot turns this human message deserves before yielding. */
   roundLength(state: DirectorState, affect: Affect): number {
-    if (affect.wantsSpace) return 0;
+    if (affect.wantsSilence) return 0;
     const wordsCount = state.human.text.split(/\s+/).filter(Boolean).length;
-    // A single named persona asked a question: that persona answers, the others let it be.
+    // Asked for space or pushed back: one listening turn. A single named persona asked a
+    // question: that persona answers, the others let it be.
+    if (affect.wantsSpace || affect.pushback) return 1;
     if (state.mentions.length === 1 && affect.asksQuestion) return 1;
     if (affect.feelsHeard || wordsCount <= 3) return 1;
     return Math.min(2, state.maxBotTurns);
   }
+}
+
+/** Bot turns since this persona last spoke in the visible transcript (large if never). */
+function turnsSinceSpoke(state: DirectorState, personaId: string): number {
+  let n = 0;
+  for (let i = state.transcript.length - 1; i >= 0; i--) {
+    const t = state.transcript[i]!;
+    if (t.author.personaId === personaId) return n;
+    if (t.author.isBot) n++;
+  }
+  return 3 + n;
 }
 
 /** How well a strategy fits the person's affect, in [-1, 1]. */
