@@ -54,7 +54,7 @@ export const coreBench: BenchSection = {
     await Promise.all(
       Array.from({ length: channels }, async (_, c) => {
         for (let m = 0; m < perChannel; m++) {
-          await engine.receive({ platform: 'sim', channelId: `c${c}`, messageId: `c${c}-m${m}`, author: { id: `u${c}`, name: 'Sam', isBot: false }, text: MESSAGES[(c + m) % MESSAGES.length]!, mentions: [], at: Date.now() }, outlet);
+          await engine.receive({ platform: 'console', channelId: `c${c}`, messageId: `c${c}-m${m}`, author: { id: `u${c}`, name: 'Sam', isBot: false }, text: MESSAGES[(c + m) % MESSAGES.length]!, mentions: [], at: Date.now() }, outlet);
         }
       }),
     );
