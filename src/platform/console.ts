@@ -27,6 +27,8 @@ export class ConsoleCompanion {
   private readonly colour: boolean;
   private messageCount = 0;
   private postCount = 0;
+  private readline: readline.Interface | undefined;
+  private stopped = false;
 
   constructor(
     private readonly runtime: Runtime,
@@ -150,9 +152,10 @@ export class ConsoleCompanion {
       this.write(this.paint(2, 'Type a message and press Enter. /explain shows the director\'s choices, /pack meeting switches pack, /quit leaves.'));
     }
     const rl = readline.createInterface({ input: options.input, terminal: false });
+    this.readline = rl;
     try {
       for await (const line of rl) {
-        if (!(await this.handleLine(line))) {
+        if (this.stopped || !(await this.handleLine(line))) {
           runtime.engine.cancelAll('the person left');
           break;
         }
@@ -162,5 +165,12 @@ export class ConsoleCompanion {
       await runtime.engine.idle();
       runtime.engine.off('decision', this.showDecision);
     }
+  }
+
+  /** Graceful shutdown (SIGTERM/SIGINT): cancel the running round, read no further input; run() then returns. */
+  stop(reason: string): void {
+    this.stopped = true;
+    this.runtime.engine.cancelAll(reason);
+    this.readline?.close();
   }
 }

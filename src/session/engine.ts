@@ -148,6 +148,9 @@ export class Engine extends EventEmitter<EngineEvents> {
       return;
     }
 
+    // Platforms redeliver after a restart (Slack retries); a message accepted before never runs a second round.
+    if (this.store.hasMessage(key, event.messageId)) return;
+
     // A thread follows the settings and persona overrides of its channel.
     const settingsKey = event.parentChannelId ? channelKeyOf(event.platform, event.parentChannelId) : key;
     const config = this.channelConfig(settingsKey);

@@ -3,6 +3,7 @@
 import type { Decision } from '../core/types.ts';
 import { actionKey } from '../core/types.ts';
 import { forgetDerived } from '../privacy/retention.ts';
+import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.ts';
 
 export interface MessageRow {
@@ -96,6 +97,18 @@ export class Store {
     };
   }
 
+  private readonly statements = new Map<string, Statement>();
+
+  /** A prepared statement, compiled once per SQL text (preparing costs more than running). */
+  sql(text: string): Statement {
+    let stmt = this.statements.get(text);
+    if (!stmt) {
+      stmt = this.db.prepare(text);
+      this.statements.set(text, stmt);
+    }
+    return stmt;
+  }
+
   /** Run a write that must never break the reply path. */
   safely<T>(what: string, fn: () => T): T | undefined {
     try {
@@ -132,14 +145,19 @@ export class Store {
     });
   }
 
+  /** Was this platform message logged before (a redelivery after a restart)? */
+  hasMessage(channelKey: string, platformId: string): boolean {
+    return this.safely('message lookup', () => this.sql('SELECT 1 FROM messages WHERE channel_key = ? AND platform_id = ?').pluck().get(channelKey, platformId) === 1) ?? false;
+  }
+
   /** A pending bot turn was accepted by the platform: record its platform message id. */
   markPosted(rowId: number, platformId: string): void {
-    this.safely('message delivery', () => this.db.prepare("UPDATE messages SET platform_id = ?, delivery = 'posted' WHERE id = ?").run(platformId, rowId));
+    this.safely('message delivery', () => this.sql("UPDATE messages SET platform_id = ?, delivery = 'posted' WHERE id = ?").run(platformId, rowId));
   }
 
   /** A pending bot turn was never posted (the platform refused it, or the round was cancelled first). */
   dropPending(rowId: number): void {
-    this.safely('message delivery', () => this.db.prepare("DELETE FROM messages WHERE id = ? AND delivery = 'pending'").run(rowId));
+    this.safely('message delivery', () => this.sql("DELETE FROM messages WHERE id = ? AND delivery = 'pending'").run(rowId));
   }
 
   logDecision(d: DecisionRow): number | undefined {
@@ -172,8 +190,8 @@ export class Store {
 
   /** The last `limit` turns of a channel, oldest first (to restore a session after a restart). */
   recentTurns(channelKey: string, limit: number): StoredTurn[] {
-    const rows = this.db
-      .prepare(
+    const rows = this
+      .sql(
         `SELECT platform_id AS platformId, author_id AS authorId, author_name AS authorName, is_bot AS isBot,
                 persona_id AS personaId, text, strategy, at
          FROM messages WHERE channel_key = ? ORDER BY at DESC, id DESC LIMIT ?`,
@@ -184,18 +202,18 @@ export class Store {
 
   /** Platform id of the newest bot turn in a channel and its round (for feedback on the last round). */
   lastRound(channelKey: string): { roundId: string; messageIds: string[] } | undefined {
-    const row = this.db
-      .prepare('SELECT round_id AS roundId FROM messages WHERE channel_key = ? AND is_bot = 1 AND round_id IS NOT NULL ORDER BY at DESC, id DESC LIMIT 1')
+    const row = this
+      .sql('SELECT round_id AS roundId FROM messages WHERE channel_key = ? AND is_bot = 1 AND round_id IS NOT NULL ORDER BY at DESC, id DESC LIMIT 1')
       .get(channelKey) as { roundId: string } | undefined;
     if (!row) return undefined;
-    const ids = this.db.prepare('SELECT platform_id FROM messages WHERE round_id = ? ORDER BY id').pluck().all(row.roundId) as string[];
+    const ids = this.sql('SELECT platform_id FROM messages WHERE round_id = ? ORDER BY id').pluck().all(row.roundId) as string[];
     return { roundId: row.roundId, messageIds: ids };
   }
 
   /** The persona and round of one of our posted messages, if it is ours. */
   botMessage(channelKey: string, platformId: string): { personaId: string; roundId: string | null } | undefined {
-    return this.db
-      .prepare('SELECT persona_id AS personaId, round_id AS roundId FROM messages WHERE channel_key = ? AND platform_id = ? AND is_bot = 1 AND persona_id IS NOT NULL')
+    return this
+      .sql('SELECT persona_id AS personaId, round_id AS roundId FROM messages WHERE channel_key = ? AND platform_id = ? AND is_bot = 1 AND persona_id IS NOT NULL')
       .get(channelKey, platformId) as { personaId: string; roundId: string | null } | undefined;
   }
 
@@ -206,21 +224,21 @@ export class Store {
   }
 
   setOptOut(platform: string, userId: string, optedOut: boolean): void {
-    if (optedOut) this.db.prepare('INSERT OR IGNORE INTO opt_outs (platform, user_id, at) VALUES (?, ?, ?)').run(platform, userId, Date.now());
-    else this.db.prepare('DELETE FROM opt_outs WHERE platform = ? AND user_id = ?').run(platform, userId);
+    if (optedOut) this.sql('INSERT OR IGNORE INTO opt_outs (platform, user_id, at) VALUES (?, ?, ?)').run(platform, userId, Date.now());
+    else this.sql('DELETE FROM opt_outs WHERE platform = ? AND user_id = ?').run(platform, userId);
   }
 
   /** Delete a person's stored messages and feedback on a platform (and their words in logged decisions). Returns what was removed. */
   forgetUser(platform: string, userId: string): { messages: number; feedback: number } {
     return this.db.transaction(() => {
-      const words = this.db
-        .prepare('SELECT channel_key AS channelKey, text FROM messages WHERE author_id = ? AND is_bot = 0 AND channel_key LIKE ?')
+      const words = this
+        .sql('SELECT channel_key AS channelKey, text FROM messages WHERE author_id = ? AND is_bot = 0 AND channel_key LIKE ?')
         .all(userId, `${platform}:%`) as { channelKey: string; text: string }[];
       this.redactDecisionStates(words);
-      const messages = this.db
-        .prepare('DELETE FROM messages WHERE author_id = ? AND is_bot = 0 AND channel_key LIKE ?')
+      const messages = this
+        .sql('DELETE FROM messages WHERE author_id = ? AND is_bot = 0 AND channel_key LIKE ?')
         .run(userId, `${platform}:%`).changes;
-      const feedback = this.db.prepare('DELETE FROM feedback WHERE user_id = ? AND channel_key LIKE ?').run(userId, `${platform}:%`).changes;
+      const feedback = this.sql('DELETE FROM feedback WHERE user_id = ? AND channel_key LIKE ?').run(userId, `${platform}:%`).changes;
       forgetDerived(this.db, platform, userId);
       return { messages, feedback };
     })();
@@ -233,9 +251,9 @@ export class Store {
   private redactDecisionStates(words: { channelKey: string; text: string }[]): void {
     const byChannel = new Map<string, Set<string>>();
     for (const w of words) byChannel.set(w.channelKey, (byChannel.get(w.channelKey) ?? new Set()).add(w.text));
-    const update = this.db.prepare('UPDATE decisions SET state_json = ? WHERE id = ?');
+    const update = this.sql('UPDATE decisions SET state_json = ? WHERE id = ?');
     for (const [channelKey, texts] of byChannel) {
-      const rows = this.db.prepare('SELECT id, state_json AS s FROM decisions WHERE channel_key = ?').all(channelKey) as { id: number; s: string }[];
+      const rows = this.sql('SELECT id, state_json AS s FROM decisions WHERE channel_key = ?').all(channelKey) as { id: number; s: string }[];
       for (const row of rows) {
         const state = JSON.parse(row.s) as { human?: unknown; humanName?: unknown; transcript?: { name?: unknown; text?: unknown; personaId?: unknown }[] };
         let hit = false;
@@ -259,7 +277,7 @@ export class Store {
   // --- channel settings ---------------------------------------------------------------------
 
   channelSettings(channelKey: string): Record<string, unknown> {
-    const rows = this.db.prepare('SELECT field, value_json AS v FROM channel_settings WHERE channel_key = ?').all(channelKey) as {
+    const rows = this.sql('SELECT field, value_json AS v FROM channel_settings WHERE channel_key = ?').all(channelKey) as {
       field: string;
       v: string;
     }[];
@@ -270,10 +288,10 @@ export class Store {
     const target = `channel:${channelKey}`;
     this.db.transaction(() => {
       const old = this.channelSettings(channelKey)[field];
-      if (value === undefined) this.db.prepare('DELETE FROM channel_settings WHERE channel_key = ? AND field = ?').run(channelKey, field);
+      if (value === undefined) this.sql('DELETE FROM channel_settings WHERE channel_key = ? AND field = ?').run(channelKey, field);
       else
-        this.db
-          .prepare('INSERT INTO channel_settings (channel_key, field, value_json) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET value_json = excluded.value_json')
+        this
+          .sql('INSERT INTO channel_settings (channel_key, field, value_json) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET value_json = excluded.value_json')
           .run(channelKey, field, JSON.stringify(value));
       this.audit(target, field, old, value, actor, value === undefined ? 'reset' : 'set');
     })();
@@ -287,8 +305,8 @@ export class Store {
 
   /** Current overrides of one persona in one scope, field -> value. */
   personaOverrides(pack: string, personaId: string, scope: OverrideScope): Record<string, unknown> {
-    const rows = this.db
-      .prepare('SELECT field, value_json AS v FROM persona_overrides WHERE pack = ? AND persona_id = ? AND scope = ?')
+    const rows = this
+      .sql('SELECT field, value_json AS v FROM persona_overrides WHERE pack = ? AND persona_id = ? AND scope = ?')
       .all(pack, personaId, scope) as { field: string; v: string }[];
     return Object.fromEntries(rows.map((r) => [r.field, JSON.parse(r.v) as unknown]));
   }
@@ -297,10 +315,10 @@ export class Store {
   setPersonaOverride(pack: string, personaId: string, scope: OverrideScope, field: string, value: unknown, actor: string, action: AuditEntry['action'] = 'set'): void {
     this.db.transaction(() => {
       const old = this.personaOverrides(pack, personaId, scope)[field];
-      if (value === undefined) this.db.prepare('DELETE FROM persona_overrides WHERE pack = ? AND persona_id = ? AND scope = ? AND field = ?').run(pack, personaId, scope, field);
+      if (value === undefined) this.sql('DELETE FROM persona_overrides WHERE pack = ? AND persona_id = ? AND scope = ? AND field = ?').run(pack, personaId, scope, field);
       else
-        this.db
-          .prepare(
+        this
+          .sql(
             'INSERT INTO persona_overrides (pack, persona_id, scope, field, value_json) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET value_json = excluded.value_json',
           )
           .run(pack, personaId, scope, field, JSON.stringify(value));
@@ -316,8 +334,8 @@ export class Store {
   /** Every change of a target, oldest first; with `last`, only the newest `last` (versions kept). */
   history(target: string, last?: number): AuditEntry[] {
     const skip = last === undefined ? 0 : Math.max(0, this.historySize(target) - last);
-    const rows = this.db
-      .prepare('SELECT field, old_json AS o, new_json AS n, actor, action, at FROM settings_audit WHERE target = ? ORDER BY id LIMIT -1 OFFSET ?')
+    const rows = this
+      .sql('SELECT field, old_json AS o, new_json AS n, actor, action, at FROM settings_audit WHERE target = ? ORDER BY id LIMIT -1 OFFSET ?')
       .all(target, skip) as { field: string; o: string | null; n: string | null; actor: string; action: AuditEntry['action']; at: number }[];
     return rows.map((r, i) => ({
       version: skip + i + 1,
@@ -332,7 +350,7 @@ export class Store {
 
   /** How many changes a target has had: its latest version. */
   historySize(target: string): number {
-    return this.db.prepare('SELECT COUNT(*) FROM settings_audit WHERE target = ?').pluck().get(target) as number;
+    return this.sql('SELECT COUNT(*) FROM settings_audit WHERE target = ?').pluck().get(target) as number;
   }
 
   /** Return a persona's overrides to what they were after change `version` (0: the file's values). */
@@ -353,8 +371,8 @@ export class Store {
   }
 
   private audit(target: string, field: string, old: unknown, value: unknown, actor: string, action: AuditEntry['action']): void {
-    this.db
-      .prepare('INSERT INTO settings_audit (target, field, old_json, new_json, actor, action, at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+    this
+      .sql('INSERT INTO settings_audit (target, field, old_json, new_json, actor, action, at) VALUES (?, ?, ?, ?, ?, ?, ?)')
       .run(target, field, old === undefined ? null : JSON.stringify(old), value === undefined ? null : JSON.stringify(value), actor, action, Date.now());
   }
 }

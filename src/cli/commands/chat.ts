@@ -14,7 +14,19 @@ export async function runConsole(ctx: CommandContext): Promise<number> {
       pack: stringFlag(ctx.flags, 'pack'),
       policy: stringFlag(ctx.flags, 'policy'),
     });
-    await companion.run();
+    // SIGTERM/SIGINT: cancel the running round and stop reading; the database then closes cleanly below.
+    const stop = (signal: NodeJS.Signals) => {
+      runtime.log.info({ signal }, 'shutting down');
+      companion.stop(`shutdown (${signal})`);
+    };
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+    try {
+      await companion.run();
+    } finally {
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+    }
     return 0;
   } finally {
     runtime.close();
