@@ -74,7 +74,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message} (got "${raw[String(i.path[0])] ?? ''}")`));
+    // The value is quoted as JSON and shortened: a newline or a huge value must not garble the message.
+    const got = (v: string) => JSON.stringify(v.length > 80 ? `${v.slice(0, 80)}…` : v);
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message} (got ${got(raw[String(i.path[0])] ?? '')})`));
   }
   return parsed.data;
 }

@@ -89,7 +89,7 @@ describe('crash safety', () => {
     const accepted = new Set<string>();
     let midPostKills = 0;
 
-    for (let r = 0; r < 7; r++) {
+    for (let r = 0; r < 6; r++) {
       const run = start(['--import', 'tsx', 'tests/crash-child.ts'], env);
       run.child.stdin!.end(input); // the platform delivers (after a restart: redelivers) everything
       await run.waitFor((l) => l.startsWith('ACCEPTED') || l === 'DONE');
@@ -144,7 +144,7 @@ describe('crash safety', () => {
     const dir = tempDir('mascot-chat-crash-');
     const env = baseEnv(dir);
     const rng = createRng(7);
-    for (let r = 0; r < 3; r++) {
+    for (let r = 0; r < 2; r++) {
       const run = start(['bin/mascot.js', 'chat'], env);
       run.child.stdin!.end(MESSAGES.map((m) => `${m}\n`).join(''));
       await Promise.race([run.waitFor((l) => l.includes('[offline voice]')), run.exit]);

@@ -5,6 +5,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { main } from '../src/cli.ts';
 import { tempDir } from './support/core.ts';
+import { lastUserText, startOpenAIServer } from './support/openai-server.ts';
 
 async function run(argv: string[], input = '', env: NodeJS.ProcessEnv = {}) {
   let stdout = '';
@@ -108,5 +109,22 @@ describe('mascot safety patterns, space and events', () => {
     const badField = await run(['safety', 'space', 'slack:T1', '--clear', 'colour'], '', env);
     expect(badField.stderr).toMatch(/--clear: "colour" is not one of resources, alert-channel, quiet-minutes/);
     expect((await run(['safety', 'events'], '', env)).stdout).toBe('No crisis events recorded.\n');
+  });
+});
+
+describe('--model: the configured model check', () => {
+  it('uses the endpoint from the environment, and without one names the variables', async () => {
+    const server = await startOpenAIServer((body) => (lastUserText(body).includes('tonight is the night') ? 'crisis' : 'ok'));
+    try {
+      const env = { MASCOT_LLM_BASE_URL: server.url, MASCOT_SAFETY_MODEL: 'guard-1' };
+      const r = await run(['safety', 'classify', '--model'], 'tonight is the night. thank you all for everything\nwho wants lunch?\n', env);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe('crisis\nok\n');
+    } finally {
+      await server.close();
+    }
+    const missing = await run(['safety', 'classify', '--model'], 'hello\n');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/needs MASCOT_SAFETY_BASE_URL or MASCOT_LLM_BASE_URL/);
   });
 });

@@ -1,9 +1,7 @@
 // The optional model-backed crisis check through the real `openai` SDK against a local
 // OpenAI-compatible server: it adds what the rules miss, never clears a rule hit, is asked only
 // when worth it in 'watch' mode, and falls back to the rules when the endpoint misbehaves.
-import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { main } from '../src/cli.ts';
 import { CrisisDetector } from '../src/safety/detector.ts';
 import { MODEL_CHECK_PROMPT, ModelSafetyCheck } from '../src/safety/model-check.ts';
 import { lastUserText, startOpenAIServer, type Handler, type OpenAIServer } from './support/openai-server.ts';
@@ -70,29 +68,5 @@ describe('model-backed crisis check', () => {
     expect(problems).toHaveLength(2);
     expect(problems.join('\n')).toContain(new URL(server.url).host);
     expect(problems.join('\n')).not.toContain('/v1');
-  });
-});
-
-describe('mascot safety classify/eval --model', () => {
-  it('uses the configured endpoint from the environment', async () => {
-    server = await startOpenAIServer((body) => (lastUserText(body).includes('tonight is the night') ? 'crisis' : 'ok'));
-    const env = { MASCOT_LLM_BASE_URL: server.url, MASCOT_SAFETY_MODEL: 'guard-1', MASCOT_LOG_LEVEL: 'silent' };
-    const stdin = new PassThrough();
-    stdin.end(`${MISSED}\nwho wants lunch?\n`);
-    let out = '';
-    const stdout = new PassThrough().on('data', (d: Buffer) => (out += d.toString()));
-    const code = await main(['safety', 'classify', '--model'], { stdin, stdout, stderr: new PassThrough(), env });
-    expect(code).toBe(0);
-    expect(out).toBe('crisis\nok\n');
-  });
-
-  it('without an endpoint, --model is an error naming the variables', async () => {
-    let err = '';
-    const stderr = new PassThrough().on('data', (d: Buffer) => (err += d.toString()));
-    const stdin = new PassThrough();
-    stdin.end('hello\n');
-    const code = await main(['safety', 'classify', '--model'], { stdin, stdout: new PassThrough(), stderr, env: {} });
-    expect(code).toBe(1);
-    expect(err).toMatch(/needs MASCOT_SAFETY_BASE_URL or MASCOT_LLM_BASE_URL/);
   });
 });

@@ -23,12 +23,18 @@ function readYaml(file: string, problems: string[]): unknown {
     problems.push(`${file}: cannot read: ${(err as Error).message}`);
     return undefined;
   }
-  const doc = YAML.parseDocument(text, { prettyErrors: true });
-  if (doc.errors.length > 0) {
-    for (const e of doc.errors) problems.push(`${file}: YAML: ${e.message.split('\n')[0]}`);
+  try {
+    const doc = YAML.parseDocument(text, { prettyErrors: true });
+    if (doc.errors.length > 0) {
+      for (const e of doc.errors) problems.push(`${file}: YAML: ${e.message.split('\n')[0]}`);
+      return undefined;
+    }
+    return doc.toJS();
+  } catch (err) {
+    // Alias bombs ("excessive alias count") and nesting too deep to build end up here.
+    problems.push(`${file}: YAML: ${(err as Error).message.split('\n')[0]}`);
     return undefined;
   }
-  return doc.toJS();
 }
 
 /** Load and validate one pack folder; throws PersonaFileError listing every problem. */
