@@ -36,10 +36,12 @@ export function parseSeeds(text: string, flag = 'seeds'): number[] {
   return [...new Set(seeds)];
 }
 
+const INTEGER_SETTINGS = new Set<keyof GrpoConfig>(['groupSize', 'blockTurns', 'iterations', 'batchStates', 'updatesPerBatch', 'buckets', 'emb', 'hidden', 'distillEpochs', 'seed']);
+
 function grpoConfig(flags: CommandContext['flags']): GrpoConfig {
   const config = { ...GRPO_DEFAULTS } as GrpoConfig;
   for (const key of Object.keys(GRPO_DEFAULTS) as (keyof GrpoConfig)[]) {
-    const integer = Number.isInteger(GRPO_DEFAULTS[key]) && !['lr', 'beta', 'clipEps', 'distillLr', 'distillSmoothing', 'feedbackWeight', 'maxGradNorm'].includes(key);
+    const integer = INTEGER_SETTINGS.has(key);
     config[key] = numberFlag(flags, kebab(key), GRPO_DEFAULTS[key], (n) => Number.isFinite(n) && n >= 0 && (!integer || Number.isInteger(n)));
   }
   if (config.groupSize < 2) throw new UsageError('--group-size must be at least 2 (advantages compare actions within a group)');
@@ -70,7 +72,7 @@ apart from the seeds you evaluate with (mascot eval).
   --pack P              persona pack (default MASCOT_PACK)
   --suite NAME|FILE     scenario suite (default: the pack's id)
   --seeds LIST          training seeds, e.g. 101-108 or 1,4,9 (default ${DEFAULT_TRAINING_SEEDS})
-  --every N             keep every n-th decision point of the played scenarios (default 1)
+  --every N             keep every n-th decision point of the played scenarios (default 2)
   --start-policies LIST policies that play the scenarios to make start states (default heuristic,round-robin,random)
   --db FILE             logged sessions (default MASCOT_DB when that file exists); --no-logged skips them
   --logged-limit N      at most N logged decisions
@@ -125,7 +127,7 @@ Hyperparameters (defaults): ${defaultsText}`,
         suiteName: suite.name,
         scenarios: suite.scenarios,
         seeds,
-        every: numberFlag(ctx.flags, 'every', 1, (n) => Number.isInteger(n) && n >= 1),
+        every: numberFlag(ctx.flags, 'every', 2, (n) => Number.isInteger(n) && n >= 1),
         startPolicies: (stringFlag(ctx.flags, 'start-policies') ?? 'heuristic,round-robin,random').split(',').map((name) => {
           const policy = builtinPolicies().get(name.trim());
           if (!policy) throw new UsageError(`--start-policies: "${name}" is not one of ${[...builtinPolicies().keys()].join(', ')}`);
