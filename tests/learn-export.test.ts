@@ -147,3 +147,17 @@ describe('OnnxPolicy', () => {
     await policy.close();
   });
 });
+
+describe('the shipped support director', () => {
+  it('serves the support pack as it is now (retrain it when the personas or their strategies change)', async () => {
+    const file = path.resolve(import.meta.dirname, '../models/support-director.onnx');
+    const policy = await loadOnnxPolicy(file, support);
+    expect(policy.info.layout.version).toBe(FEATURE_VERSION);
+    expect(policy.info.training).toMatchObject({ algorithm: 'grpo', suite: 'support' });
+    const d = await policy.decide(states[0]!, createRng(1));
+    expect(d.policyId).toBe('onnx');
+    expect(d.probabilities.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 6);
+    expect(fs.statSync(file).size).toBeLessThan(5 * 1024 * 1024);
+    await policy.close();
+  });
+});
