@@ -13,6 +13,7 @@ import { handleSlashCommand, runRecap, type CommandDeps } from './commands.ts';
 import { SlackDirectory } from './directory.ts';
 import { SlackIdentities, type WebClient } from './identities.ts';
 import { conversationOf, toChatEvent, type InboundContext, type SlackMessageEvent } from './inbound.ts';
+import { turnMessage } from './message.ts';
 import { slackOutlet } from './outlet.ts';
 import { ChannelPacer } from './pacer.ts';
 import { SlackPoster } from './poster.ts';
@@ -218,6 +219,11 @@ export class SlackPlatform implements Platform {
   /** Settles when every message received so far has been handled (tests, shutdown). */
   async idle(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** A plain message from the app itself in a channel (moderator alerts). */
+  async postNotice(channel: string, text: string): Promise<void> {
+    await this.poster.post({ channel, message: turnMessage(text, false), identity: this.identities.app });
   }
 
   async stop(): Promise<void> {
