@@ -5,5 +5,6 @@ import { recapBench } from '../meeting/bench.ts';
 import { mascotBench } from '../moderation/bench.ts';
 import { learnBench } from '../learn/bench.ts';
 import { simBench } from '../eval/bench.ts';
+import { safetyBench } from '../safety/bench.ts';
 
-export const sections: BenchSection[] = [coreBench, recapBench, mascotBench, learnBench, simBench];
+export const sections: BenchSection[] = [coreBench, recapBench, mascotBench, learnBench, simBench, safetyBench];
