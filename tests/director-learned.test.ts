@@ -1,15 +1,20 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LearnedDirectors } from '../src/director/learned.ts';
+import { loadConfig } from '../src/config.ts';
+import { attachLearnedDirectors, LearnedDirectors } from '../src/director/learned.ts';
+import { builtinPolicies } from '../src/director/registry.ts';
 import { DirectorVersions } from '../src/director/versions.ts';
 import { encodeDirector } from '../src/learn/director-model.ts';
 import { DirectorFeaturizer } from '../src/learn/features.ts';
+import { stateFromLogged } from '../src/learn/logged.ts';
 import { DirectorNetwork } from '../src/learn/network.ts';
 import { saveModel } from '../src/learn/onnx.ts';
 import { silentLogger } from '../src/log.ts';
 import { loadPacks } from '../src/persona/loader.ts';
 import type { GenerationRequest, GenerationResult, Generator } from '../src/speaker/generator.ts';
+import { openDatabase } from '../src/store/db.ts';
+import { createRng } from '../src/util/rng.ts';
 import { humanEvent, makeEngine, RecordingOutlet, tempDir } from './support/core.ts';
 
 const support = loadPacks().get('support')!;
@@ -126,5 +131,34 @@ describe('learned director serving', () => {
     await learned.refresh();
     await engine.receive(humanEvent('I failed my exam and I feel terrible about it.'), new RecordingOutlet());
     expect(decisions()[0]!.version).toBe('support-builtin');
+  });
+});
+
+describe('attachLearnedDirectors', () => {
+  it('registers onnx (the shipped support director) and llm from configuration', async () => {
+    const dir = tempDir('mascot-attach-');
+    const db = openDatabase(path.join(dir, 'm.db'));
+    const policies = builtinPolicies();
+    const config = loadConfig({ MASCOT_LLM_BASE_URL: 'http://127.0.0.1:9/v1', MASCOT_DIRECTOR_LLM_MODEL: 'director-model', MASCOT_DIRECTOR_DIR: path.join(dir, 'versions'), MASCOT_DIRECTOR_POLL_MS: '0' });
+    learned = attachLearnedDirectors(config, { db, packs: loadPacks(), policies, log: silentLogger() });
+    expect([...policies.keys()]).toEqual(expect.arrayContaining(['heuristic', 'onnx', 'llm']));
+    expect(policies.get('llm')!.version).toBe('director-model');
+    const state = stateFromLogged(support, {
+      human: 'I feel lost since the move.',
+      transcript: [{ name: 'Sam', personaId: null, text: 'I feel lost since the move.' }],
+      roundTurns: [],
+      sessionStrategies: [],
+      humanTurnCount: 1,
+      personas: support.personas.map((p) => ({ id: p.id, talkativeness: p.talkativeness, strategies: p.strategies })),
+      maxBotTurns: 2,
+      floor: 0.005,
+    });
+    // The first decision waits for the models to load, then the shipped director decides.
+    const d = await policies.get('onnx')!.decide(state, createRng(1));
+    expect(d.policyId).toBe('onnx');
+    expect(d.policyVersion).toBe('support-grpo-1');
+    await learned.stop();
+    learned = undefined;
+    db.close();
   });
 });
