@@ -151,9 +151,10 @@ describe('labelled sets (numbers reported in docs/safety.md)', () => {
     }
   });
 
-  it('held-out set F (never used to write rules) keeps its measured recall of 0.90', async () => {
-    const e = await run('heldout-f.jsonl');
-    expect(e.recall.value).toBeGreaterThanOrEqual(0.9);
+  it('held-out set G (never used to write rules) keeps its measured recall of 0.949', async () => {
+    const e = await run('heldout-g.jsonl');
+    expect(e.recall.hits).toBeGreaterThanOrEqual(74);
+    expect(e.recall.of).toBe(78);
   });
 
   it('development sets: the rules still do what they were written for', async () => {

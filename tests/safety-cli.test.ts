@@ -39,16 +39,16 @@ describe('mascot safety classify', () => {
 
 describe('mascot safety eval', () => {
   it('reports recall and false-positive rates with intervals, and exits 3 below the asked targets', async () => {
-    const file = path.resolve(import.meta.dirname, '../datasets/safety/heldout-f.jsonl');
+    const file = path.resolve(import.meta.dirname, '../datasets/safety/heldout-g.jsonl');
     const r = await run(['safety', 'eval', '--file', file]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/200 messages \(80 crisis, 70 ordinary distress, 50 other\)/);
-    expect(r.stdout).toMatch(/crisis recall: +0\.900 \(72\/80; 95% CI 0\.8\d\d-0\.9\d\d\)/);
+    expect(r.stdout).toMatch(/198 messages \(78 crisis, 70 ordinary distress, 50 other\)/);
+    expect(r.stdout).toMatch(/crisis recall: +0\.949 \(74\/78; 95% CI 0\.875-0\.980\)/);
     expect(r.stdout).toMatch(/false positives, distress: +0\.0% \(0\/70\)/);
     const strict = await run(['safety', 'eval', '--file', file, '--min-recall', '0.95', '--max-fp', '0.05']);
     expect(strict.code).toBe(3);
     const json = await run(['safety', 'eval', '--json', file]);
-    expect(JSON.parse(json.stdout)).toMatchObject({ total: 200, recall: { hits: 72, of: 80 } });
+    expect(JSON.parse(json.stdout)).toMatchObject({ total: 198, recall: { hits: 74, of: 78 } });
   });
 
   it('reports every bad line with its number, keeps evaluating the good ones, and exits 1', async () => {
