@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
+import { main } from '../src/cli.ts';
 import { actionKey, type Action } from '../src/core/types.ts';
 import { HeuristicPolicy } from '../src/director/heuristic.ts';
 import { loadOnnxPolicy } from '../src/director/onnx-policy.ts';
@@ -143,5 +145,38 @@ describe('GRPO trainer', () => {
     expect(JSON.parse(fs.readFileSync(report.files.report, 'utf8')).history).toHaveLength(2);
     expect(fs.existsSync(path.join(dir, 'ckpt', 'support-test-1', 'iteration-0001.onnx'))).toBe(true);
     expect(readDirectorFile(path.join(dir, 'ckpt', 'support-test-1', 'iteration-0001.onnx')).info.policyVersion).toBe('support-test-1-it1');
+  });
+});
+
+describe('mascot train director', () => {
+  async function run(...argv: string[]) {
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let out = '';
+    let err = '';
+    stdout.on('data', (d: Buffer) => (out += d.toString()));
+    stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const code = await main(argv, { stdout, stderr, env: { ...process.env, MASCOT_DB: path.join(dir, 'none.db'), MASCOT_LOG_LEVEL: 'silent' } });
+    return { code, out, err };
+  }
+
+  it('trains a tiny director from the command line', async () => {
+    const out = path.join(dir, 'cli', 'd.onnx');
+    const r = await run('train', 'director', '--pack', 'support', '--suite', suiteFile, '--out', out, '--seeds', '101', '--every', '3', '--iterations', '2', '--batch-states', '3', '--group-size', '2', '--block-turns', '2', '--buckets', '1024', '--emb', '4', '--hidden', '8', '--distill-epochs', '1', '--fidelity', 'check', '--no-logged', '--version', 'support-cli-1', '--checkpoint-dir', path.join(dir, 'cli-ckpt'));
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/wrote .*d\.onnx \(director support-cli-1 for pack support\)/);
+    expect(r.err).toMatch(/start states: \d+ simulated, 0 logged/);
+    expect(r.err).toMatch(/2\/2 {2}reward [\d.]+ {2}KL/);
+    expect(readDirectorFile(out).info.training).toMatchObject({ config: { groupSize: 2, iterations: 2 } });
+  });
+
+  it('names a bad hyperparameter', async () => {
+    const r = await run('train', 'director', '--out', path.join(dir, 'x.onnx'), '--group-size', '1');
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--group-size must be at least 2/);
+    const s = await run('train', 'director', '--out', path.join(dir, 'x.onnx'), '--seeds', '5-1');
+    expect(s.err).toMatch(/--seeds: "5-1" is not an increasing range/);
+    const b = await run('train', 'director', '--out', path.join(dir, 'x.onnx'), '--buckets', '1000');
+    expect(b.err).toMatch(/--buckets must be a power of two/);
   });
 });
