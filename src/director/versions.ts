@@ -74,13 +74,6 @@ export class DirectorVersions {
       .get(pack, version) as DirectorVersion | undefined;
   }
 
-  /** Find a version by name across packs (names are unique in practice: they start with the pack). */
-  find(version: string): DirectorVersion[] {
-    return this.db
-      .prepare('SELECT pack, version, file, sha256, source, registered_at AS registeredAt FROM director_versions WHERE version = ? ORDER BY pack')
-      .all(version) as DirectorVersion[];
-  }
-
   list(pack?: string): DirectorVersion[] {
     return this.db
       .prepare(

@@ -26,7 +26,7 @@ import { Adam } from './adam.ts';
 import type { DirectorFeatures, DirectorFeaturizer } from './features.ts';
 import { DirectorNetwork } from './network.ts';
 import { NetworkPolicy } from './network-policy.ts';
-import { clippedSurrogate, crossEntropy, groupAdvantages, klPenalty } from './objectives.ts';
+import { clippedSurrogate, crossEntropy, groupAdvantages, klDivergence, klPenalty } from './objectives.ts';
 
 /** Defaults of `mascot train director`; every one is a flag of the same name. */
 export const GRPO_DEFAULTS = {
@@ -229,13 +229,8 @@ export async function trainDirector(o: TrainOptions): Promise<TrainResult> {
     let entropy = 0;
     for (const g of groups) {
       const p = net.forward(g.p.features).probabilities;
-      const ref = refProbs.get(g.p)!;
-      p.forEach((x, j) => {
-        if (x > 0) {
-          kl += (x * (Math.log(x) - Math.log(ref[j]!))) / groups.length;
-          entropy -= (x * Math.log(x)) / groups.length;
-        }
-      });
+      kl += klDivergence(p, refProbs.get(g.p)!) / groups.length;
+      for (const x of p) if (x > 0) entropy -= (x * Math.log(x)) / groups.length;
     }
     const seconds = (performance.now() - began) / 1000;
     const stats: IterationStats = {

@@ -91,10 +91,6 @@ export class DirectorNetwork {
     return copy;
   }
 
-  copyFrom(other: DirectorNetwork): void {
-    for (const [i, p] of other.params.entries()) this.params[i]!.value.set(p.value);
-  }
-
   forward(input: NetworkInput): ForwardResult {
     const { emb, dense, hidden, actions, buckets } = this.shape;
     if (input.dense.length !== dense) throw new Error(`dense features: got ${input.dense.length}, the network takes ${dense}`);

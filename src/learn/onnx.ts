@@ -8,7 +8,6 @@ import onnxProto from 'onnx-proto';
 import * as ort from 'onnxruntime-node';
 
 const { onnx } = onnxProto;
-export type { onnx as OnnxTypes } from 'onnx-proto';
 
 export const IR_VERSION = 8;
 export const OPSET = 17;
