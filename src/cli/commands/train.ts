@@ -8,6 +8,7 @@ import { modelFidelity } from '../../eval/fidelity.ts';
 import { parseRewardWeights, rewardWeightsFromEnv } from '../../eval/group-reward.ts';
 import { rewardModelFiles } from '../../reward/serve.ts';
 import { decodeDirector, readDirectorFile } from '../../learn/director-model.ts';
+import { DirectorFeaturizer, layoutMismatch } from '../../learn/features.ts';
 import { GRPO_DEFAULTS, type GrpoConfig } from '../../learn/grpo.ts';
 import { trainDirectorToFile, type ProgressEvent } from '../../learn/train-director.ts';
 import { createLogger } from '../../log.ts';
@@ -112,6 +113,8 @@ Hyperparameters (defaults): ${defaultsText}`,
     if (initFile) {
       const { bytes, info } = readDirectorFile(initFile);
       if (info.pack !== pack.id) throw new UsageError(`--init: ${initFile} is a director for pack "${info.pack}", not "${pack.id}"`);
+      const why = layoutMismatch(info.layout, new DirectorFeaturizer(pack, info.layout.buckets).layout);
+      if (why) throw new UsageError(`--init: ${initFile} cannot continue training for pack "${pack.id}": ${why}`);
       init = decodeDirector(bytes, initFile).net;
     }
 
