@@ -115,7 +115,6 @@ export function checkOutput(text: string, o: { system: string; persona: Persona;
 export interface TurnGuard {
   /** The directive to write the turn with (a decline first, after an attempt). */
   directive: Directive;
-  attempt?: Attempt;
   /** A cleaned candidate as it may be posted: unchanged, the fixed decline, or '' (post nothing). */
   screen(text: string, o: { offline: boolean; system: string }): string;
 }
@@ -125,7 +124,6 @@ export function turnGuard(lastHumanText: string | undefined, persona: Persona, o
   const attempt = lastHumanText ? detectAttempt(lastHumanText, others) : undefined;
   return {
     directive: attempt ? guardDirective(directive, persona, attempt) : directive,
-    ...(attempt ? { attempt } : {}),
     screen(text, o) {
       if (!text) return text;
       if (o.offline) return attempt ? `${declineLine(persona, attempt)} ${text}` : text;

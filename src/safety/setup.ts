@@ -38,18 +38,16 @@ export function detectorFromConfig(config: Config, log: Logger): CrisisDetector 
 
 export interface Safety {
   gate: Gate;
-  store: SafetyStore;
   /** Give the gate its engine (pack lookup, alerts); call once the engine exists. */
   attach(engine: Engine): void;
 }
 
 export function setUpSafety(config: Config, log: Logger, db: Db, store: Store): Safety {
-  const safetyStore = new SafetyStore(db);
   let engine: Engine | undefined;
   const settingsKeyOf = (e: ChatEvent) => channelKeyOf(e.platform, e.parentChannelId ?? e.channelId);
   const gate = createSafetyGate({
     detector: detectorFromConfig(config, log),
-    store: safetyStore,
+    store: new SafetyStore(db),
     packOf: (e) => {
       const packs = engine!.packs;
       return packs.get(engine!.channelConfig(settingsKeyOf(e)).pack) ?? packs.get(config.MASCOT_PACK)!;
@@ -62,7 +60,6 @@ export function setUpSafety(config: Config, log: Logger, db: Db, store: Store): 
   });
   return {
     gate,
-    store: safetyStore,
     attach(e) {
       engine = e;
     },
