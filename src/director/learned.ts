@@ -179,7 +179,10 @@ export class LearnedDirectors {
   /** The active promoted version of a pack, else its built-in model, else none. */
   private activeSource(pack: Pack): Source | undefined {
     const active = this.versions.active(pack.id);
-    if (active) return { bytes: this.versions.read(active), info: readDirectorInfo(fs.readFileSync(active.file), active.file), where: active.file };
+    if (active) {
+      const bytes = this.versions.read(active);
+      return { bytes, info: readDirectorInfo(bytes, active.file), where: active.file };
+    }
     const builtin = builtinModelFile(pack.id, this.o.modelsDir);
     if (!fs.existsSync(builtin)) return undefined;
     const bytes = fs.readFileSync(builtin);
