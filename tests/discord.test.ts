@@ -91,7 +91,8 @@ describe('Discord conversation', () => {
     await h.settle(first.id);
 
     expect(gen.aborted.map((r) => r.personaId)).toEqual(['catalyst']);
-    expect(h.personaPosts(enabled).map((m) => m.content)).toEqual(['anchor answers first.', 'anchor answers second.', 'catalyst answers second.']);
+    // Anchor spoke last, so it does not open the new round (it was not named).
+    expect(h.personaPosts(enabled).map((m) => m.content)).toEqual(['anchor answers first.', 'beacon answers second.', 'catalyst answers second.']);
   });
 
   it('a 429 is retried and the turn posted once; a lost response is retried without a duplicate', async () => {
@@ -223,7 +224,7 @@ describe('Discord identities', () => {
 
     // Someone deletes the webhook: the next post creates a new one and goes through.
     h.fake.state.webhooks.clear();
-    await h.say(enabled, 'And after that?');
+    await h.say(enabled, 'Guide, and after that?');
     expect(h.personaPosts(enabled)).toHaveLength(2);
     expect(h.requests('POST', /^\/channels\/\d+\/webhooks$/)).toHaveLength(2);
     expect(h.requests('POST', /^\/webhooks\//).map((r) => r.status)).toEqual([200, 404, 200]);

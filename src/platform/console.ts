@@ -98,7 +98,7 @@ export class ConsoleCompanion {
       messageId: `human-${++this.messageCount}`,
       author: { id: 'console-user', name: this.options.humanName ?? 'You', isBot: false },
       text,
-      mentions: this.mentionsIn(text),
+      mentions: [],
       at: Date.now(),
     };
     const round = this.runtime.engine.receive(event, this.outlet);
@@ -123,13 +123,6 @@ export class ConsoleCompanion {
     if (field === 'pack') this.introduce();
     else this.write(this.paint(2, `(director policy: ${value})`));
     return true;
-  }
-
-  /** Persona names (or ids) written as words, e.g. "Catalyst, what do you think?" or "@guide". */
-  private mentionsIn(text: string): string[] {
-    const pack = this.runtime.packs.get(this.runtime.engine.channelConfig(this.key).pack)!;
-    const lower = text.toLowerCase();
-    return pack.personas.filter((p) => new RegExp(`(^|[^a-z])@?(${p.id}|${p.displayName.toLowerCase()})([^a-z]|$)`).test(lower)).map((p) => p.id);
   }
 
   private introduce(): void {

@@ -10,6 +10,7 @@ import type { DirectorState, Policy } from '../director/policy.ts';
 import { Speaker } from '../speaker/speaker.ts';
 import type { Store } from '../store/store.ts';
 import { seedFrom } from '../util/rng.ts';
+import { namedPersonas } from '../persona/names.ts';
 import { ChannelSession } from './channel-session.ts';
 import { effectivePersonas, spaceScopeOf } from './overrides.ts';
 import { sleep } from '../util/sleep.ts';
@@ -196,6 +197,8 @@ export class Engine extends EventEmitter<EngineEvents> {
   }): Promise<void> {
     const { key, session, event, human, outlet, config, signal } = r;
     const pack = this.packs.get(config.pack)!;
+    // Platform mentions plus personas named in the text ("Catalyst, what do you think?").
+    const mentions = [...new Set([...event.mentions, ...namedPersonas(human.text, pack.personas)])];
     const policy = this.opts.policies.get(config.policy) ?? this.opts.policies.get('heuristic')!;
     if (!this.opts.policies.has(config.policy)) this.opts.log.warn({ channel: key, policy: config.policy }, 'unknown director policy; using heuristic');
     const roundId = `${Date.now().toString(36)}-${(++this.roundCounter).toString(36)}`;
@@ -206,7 +209,7 @@ export class Engine extends EventEmitter<EngineEvents> {
       if (signal.aborted) return;
       let personas = effectivePersonas(this.store, pack, r.settingsKey, event.spaceId ? spaceScopeOf(event.platform, event.spaceId) : undefined);
       if (r.only) personas = personas.filter((p) => r.only!.includes(p.id));
-      const state = directorStateOf(session, { pack, personas, human, roundTurns, mentions: event.mentions, directPersonaId: event.directPersonaId, maxBotTurns: config.maxBotTurns });
+      const state = directorStateOf(session, { pack, personas, human, roundTurns, mentions, directPersonaId: event.directPersonaId, maxBotTurns: config.maxBotTurns });
       const decision = await policy.decide(state, session.rng);
       if (signal.aborted) return;
       this.emit('decision', key, decision, state);

@@ -6,6 +6,7 @@
 import { actionKey, type Action, type Decision, type Turn } from '../core/types.ts';
 import { actionMask, actionSpace, directiveFor } from '../director/actions.ts';
 import type { DirectorState, Policy } from '../director/policy.ts';
+import { namedPersonas } from '../persona/names.ts';
 import type { Pack, Persona } from '../persona/schema.ts';
 import { ChannelSession } from '../session/channel-session.ts';
 import { directorStateOf, TRANSCRIPT_WINDOW } from '../session/engine.ts';
@@ -112,7 +113,7 @@ export class SimConversation {
       personas: this.personas,
       human: this.human,
       roundTurns: this.roundTurns,
-      mentions: mentionsIn(this.human.text, this.personas),
+      mentions: namedPersonas(this.human.text, this.personas),
       maxBotTurns: this.maxBotTurns,
     });
   }
@@ -216,10 +217,4 @@ export function forcedDecision(state: DirectorState, action: Action): Decision {
     policyVersion: '1',
     reason: 'forced first action of a rollout',
   };
-}
-
-/** Persona names or ids written as words ("Catalyst, what do you think?", "@guide"), as the console reads them. */
-export function mentionsIn(text: string, personas: readonly Persona[]): string[] {
-  const lower = text.toLowerCase();
-  return personas.filter((p) => new RegExp(`(^|[^a-z])@?(${p.id}|${p.displayName.toLowerCase()})([^a-z]|$)`).test(lower)).map((p) => p.id);
 }
