@@ -39,13 +39,13 @@ export async function evidenceFromLogs(
   db: Db,
   pack: Pack,
   candidate: Policy,
-  options: { baseline?: Policy; query?: LoggedQuery; ope?: OpeOptions; feedbackWeight?: number; weights?: Partial<RewardWeights> } = {},
+  options: { baseline?: Policy; query?: LoggedQuery; ope?: OpeOptions; feedbackWeight?: number; weights?: Partial<RewardWeights>; fidelity?: FidelityScorer } = {},
 ): Promise<LogEvidence> {
   const featurizer = new DirectorFeaturizer(pack, 2);
   const set = loadLoggedDecisions(db, pack, featurizer.slots, options.query);
   if (set.decisions.length === 0)
     throw new Error(`no usable logged decisions of pack "${pack.id}"${set.skipped ? ` (${set.skipped} skipped: ${set.problems.join('; ')})` : ''}; run the companion with logging on, or compare in simulation`);
-  const rewards = await loggedRewards(db, pack, set.decisions, { feedbackWeight: options.feedbackWeight, weights: options.weights });
+  const rewards = await loggedRewards(db, pack, set.decisions, { feedbackWeight: options.feedbackWeight, weights: options.weights, fidelity: options.fidelity });
   const states = set.decisions.map((d) => d.state);
   const targets = await distributions(candidate, states);
   const samples: OpeSample[] = set.decisions.map((d, i) => ({

@@ -10,7 +10,7 @@
 // there is some: engagement = (1 - w) * proxy + w * (feedback + 1) / 2.
 import type { Turn } from '../core/types.ts';
 import { affectOf } from '../director/affect.ts';
-import { groupReward, type RewardWeights } from '../eval/group-reward.ts';
+import { groupReward, type FidelityScorer, type RewardWeights } from '../eval/group-reward.ts';
 import type { Pack } from '../persona/schema.ts';
 import type { Db } from '../store/db.ts';
 import type { LoggedDecision } from './logged.ts';
@@ -39,7 +39,12 @@ export function engagementProxy(nextHuman: string | undefined): number {
 }
 
 /** Reward of each logged decision (same order), from the messages that followed it. */
-export async function loggedRewards(db: Db, pack: Pack, decisions: readonly LoggedDecision[], options: { feedbackWeight?: number; weights?: Partial<RewardWeights> } = {}): Promise<number[]> {
+export async function loggedRewards(
+  db: Db,
+  pack: Pack,
+  decisions: readonly LoggedDecision[],
+  options: { feedbackWeight?: number; weights?: Partial<RewardWeights>; fidelity?: FidelityScorer } = {},
+): Promise<number[]> {
   const w = options.feedbackWeight ?? 0.5;
   const byChannel = new Map<string, MessageRow[]>();
   const messagesOf = (channel: string) => {
@@ -73,7 +78,7 @@ export async function loggedRewards(db: Db, pack: Pack, decisions: readonly Logg
     let engagement = engagementProxy(nextHuman?.text);
     if (d.feedback !== undefined) engagement = (1 - w) * engagement + w * ((d.feedback + 1) / 2);
     const turns: Turn[] = [...block, ...(nextHuman ? [nextHuman] : [])].map(toTurn);
-    const breakdown = await groupReward({ pack, personas: d.state.personas, context: d.state.transcript, turns, engagement }, { weights: options.weights });
+    const breakdown = await groupReward({ pack, personas: d.state.personas, context: d.state.transcript, turns, engagement }, { weights: options.weights, fidelity: options.fidelity });
     rewards.push(breakdown.total);
   }
   return rewards;

@@ -82,6 +82,7 @@ audit trail. Running processes switch within MASCOT_DIRECTOR_POLL_MS, without a 
     const file = ctx.args[0];
     if (!file) throw new UsageError('the director file to promote is required');
     const { config, packs, db, versions } = open(ctx);
+    let fidelity: ReturnType<typeof modelFidelity> | undefined;
     try {
       const { info } = readDirectorFile(file);
       const pack = packs.get(info.pack);
@@ -92,6 +93,10 @@ audit trail. Running processes switch within MASCOT_DIRECTOR_POLL_MS, without a 
       const minEss = numberFlag(ctx.flags, 'min-ess', 200, (n) => n >= 0);
       const force = ctx.flags.force === true;
 
+      // Conversations and logged turns are scored as mascot eval scores them: fidelity from the persona reward models when there are some.
+      const files = rewardModelFiles(config);
+      fidelity = files.length > 0 ? modelFidelity(files) : undefined;
+      const scoring = { weights: rewardWeightsFromEnv(ctx.env), fidelity: fidelity?.scorerFor(pack) };
       const candidate = await resolvePolicy(`onnx:${file}`, pack, { config, db });
       const active = await resolvePolicy('active', pack, { config, db });
       if (active.policy.version === info.policyVersion && active.policy.id === 'onnx') throw new Error(`director ${info.policyVersion} is already active for pack ${pack.id}`);
@@ -101,7 +106,7 @@ audit trail. Running processes switch within MASCOT_DIRECTOR_POLL_MS, without a 
       let difference: { estimate: number; low: number; high: number } | undefined;
       if (mode !== 'simulation') {
         try {
-          const logs = await evidenceFromLogs(db, pack, candidate.policy, { baseline: active.policy, ope: { minEss } });
+          const logs = await evidenceFromLogs(db, pack, candidate.policy, { baseline: active.policy, ope: { minEss }, ...scoring });
           const c = logs.comparison!;
           const ess = Math.min(c.candidate.ess, c.baseline.ess);
           ctx.stdout.write(`logs: ${logs.n} decisions, DR candidate ${fmt(c.candidate.dr)}, active ${fmt(c.baseline.dr)}, effective sample size ${ess.toFixed(1)}\n`);
@@ -120,10 +125,7 @@ audit trail. Running processes switch within MASCOT_DIRECTOR_POLL_MS, without a 
         const trainedOn = (info.training.seeds as number[] | undefined) ?? [];
         const overlap = seeds.filter((s) => trainedOn.includes(s));
         if (overlap.length) ctx.stdout.write(`warning: seeds ${overlap.join(',')} were used to train this director; the comparison is optimistic\n`);
-        // Scored as mascot eval scores it: fidelity from the persona reward models when there are some.
-        const files = rewardModelFiles(config);
-        const fidelity = files.length > 0 ? modelFidelity(files) : undefined;
-        const sim = await evidenceFromSimulation(pack, suite.scenarios, seeds, candidate.policy, active.policy, { weights: rewardWeightsFromEnv(ctx.env), fidelity: fidelity?.scorerFor(pack) }).finally(() => fidelity?.close());
+        const sim = await evidenceFromSimulation(pack, suite.scenarios, seeds, candidate.policy, active.policy, scoring);
         difference = sim.difference;
         evidence = { source: 'simulation', suite: suite.name, seeds, conversations: sim.conversations, candidate: sim.candidate, active: sim.baseline, difference };
         ctx.stdout.write(`simulation: ${sim.conversations} conversations, candidate ${fmt(sim.candidate)}, active ${fmt(sim.baseline)}\n`);
@@ -144,6 +146,7 @@ audit trail. Running processes switch within MASCOT_DIRECTOR_POLL_MS, without a 
       return 0;
     } finally {
       db.close();
+      await fidelity?.close();
     }
   },
 };

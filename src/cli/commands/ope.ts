@@ -4,7 +4,10 @@ import { resolvePolicy } from '../../director/resolve.ts';
 import { readDirectorFile } from '../../learn/director-model.ts';
 import { evidenceFromLogs } from '../../learn/evidence.ts';
 import { OPE_DEFAULTS, type Interval } from '../../learn/ope.ts';
+import { modelFidelity } from '../../eval/fidelity.ts';
+import { rewardWeightsFromEnv } from '../../eval/group-reward.ts';
 import { loadPacks, PERSONAS_DIR } from '../../persona/loader.ts';
+import { rewardModelFiles } from '../../reward/serve.ts';
 import { openDatabase } from '../../store/db.ts';
 import { numberFlag, stringFlag, UsageError, type Command } from '../command.ts';
 
@@ -44,6 +47,9 @@ value. The reward of a logged decision is the group reward of what followed it (
     const since = sinceText === undefined ? undefined : Date.parse(sinceText);
     if (since !== undefined && Number.isNaN(since)) throw new UsageError(`--since: "${sinceText}" is not a date (use e.g. 2025-03-01)`);
     const db = openDatabase(stringFlag(ctx.flags, 'db') ?? config.MASCOT_DB);
+    // Logged turns are scored as mascot eval scores them: fidelity from the persona reward models when there are some.
+    const files = rewardModelFiles(config);
+    const fidelity = files.length > 0 ? modelFidelity(files) : undefined;
     try {
       const candidate = await resolvePolicy(spec, pack, { config, db });
       const baselineSpec = stringFlag(ctx.flags, 'baseline');
@@ -57,6 +63,8 @@ value. The reward of a logged decision is the group reward of what followed it (
           minEss: numberFlag(ctx.flags, 'min-ess', OPE_DEFAULTS.minEss, (n) => n >= 0),
         },
         feedbackWeight: numberFlag(ctx.flags, 'feedback-weight', 0.5, (n) => n >= 0 && n <= 1),
+        weights: rewardWeightsFromEnv(ctx.env),
+        fidelity: fidelity?.scorerFor(pack),
       });
       await candidate.close();
       await baseline?.close();
@@ -83,6 +91,7 @@ value. The reward of a logged decision is the group reward of what followed it (
       return 0;
     } finally {
       db.close();
+      await fidelity?.close();
     }
   },
 };
