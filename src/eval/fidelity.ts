@@ -17,9 +17,12 @@ export interface ModelFidelity {
   close(): Promise<void>;
 }
 
-/** Fidelity scorers from reward model files (default: the shipped models/persona-reward-*.onnx). */
-export function modelFidelity(files: readonly string[] = shippedRewardModels()): ModelFidelity {
-  const models = new RewardModels(files);
+/**
+ * Fidelity scorers from reward model files (default: the shipped models/persona-reward-*.onnx), or
+ * from models already loaded (shared with best-of-N ranking; closing closes them).
+ */
+export function modelFidelity(source: readonly string[] | RewardModels = shippedRewardModels()): ModelFidelity {
+  const models = source instanceof RewardModels ? source : new RewardModels(source);
   return {
     packs: models.packs,
     scorerFor(pack) {

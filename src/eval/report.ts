@@ -4,6 +4,7 @@
 // runs with the same seeds write identical files.
 import fs from 'node:fs';
 import path from 'node:path';
+import { bestOfNMarkdown } from './best-of-n.ts';
 import type { ConversationResult, EvalResults, Metric } from './runner.ts';
 import { interval, type Interval } from './stats.ts';
 
@@ -67,6 +68,7 @@ export function markdownReport(results: EvalResults, summaries: SplitSummary[]):
     `- Systems: ${results.systems.join(', ')}${meta.ablationBase ? ` (ablations of ${meta.ablationBase}: ${meta.ablations.join(', ')})` : ''}`,
     `- Simulated user: ${meta.user}; speakers: ${meta.voice}; judge: ${meta.judge ?? 'none (agent-level rubric scores need --judge llm)'}`,
     `- Group reward weights: ${Object.entries(meta.weights).map(([k, v]) => `${k} ${v}`).join(', ')}; fidelity scored by ${meta.fidelity}`,
+    ...(meta.bestOf ? [`- Best-of-N: ${meta.bestOf.sizes.join(', ')} candidates per turn for ${meta.bestOf.policies.join(', ')}, ranked by ${meta.bestOf.ranker}`] : []),
     '',
     'Each cell is the mean over conversations ± the half-width of its 95% confidence interval (Student t).',
     'Fidelity, Originality, Relevance, Engagement and Overall are the group reward over the whole conversation',
@@ -74,6 +76,9 @@ export function markdownReport(results: EvalResults, summaries: SplitSummary[]):
     'penalty itself (lower is better). Needs met is the share of the simulated person\'s needs met by the end,',
     'Resolved the share of conversations the person ended satisfied, Turns/round the companion turns per round.',
     'Best mean per column in bold.',
+    ...(results.metrics.some((m) => m.key === 'fidelityCheck')
+      ? ['Fidelity (check) is the role/strategy check, shown next to the reward model\'s Fidelity because best-of-N ranks', 'candidates with that same model.']
+      : []),
   ];
   for (const s of summaries) {
     const errors = s.rows.reduce((a, r) => a + r.errors, 0);
@@ -81,6 +86,7 @@ export function markdownReport(results: EvalResults, summaries: SplitSummary[]):
     if (judged.length > 0) lines.push('', 'Judged on the MASCOT rubric (0-100):', '', markdownTable(s, judged));
     if (errors > 0) lines.push('', `${errors} conversation(s) hit an error (details in results.json); their remaining numbers are included.`);
   }
+  lines.push(...bestOfNMarkdown(results));
   return `${lines.join('\n')}\n`;
 }
 

@@ -1,17 +1,20 @@
-// Runs an evaluation: every scenario of every suite with every system (director policies and
-// ablations) under the same seeds, so each comparison is paired (same person, same profile, same
-// random streams). Each conversation is scored with the group reward over the whole conversation,
-// the simulated person's outcome, and optionally an LLM judge. Results are deterministic for
-// offline runs: conversations own their random streams, and results are kept in plan order.
+// Runs an evaluation: every scenario of every suite with every system (director policies, their
+// best-of-N variants and the ablations) under the same seeds, so each comparison is paired (same
+// person, same profile, same random streams). Each conversation is scored with the group reward
+// over the whole conversation, the simulated person's outcome, and optionally an LLM judge. Results
+// are deterministic for offline runs: conversations own their random streams, and results are kept
+// in plan order.
 import type { Config } from '../config.ts';
 import type { Turn } from '../core/types.ts';
 import type { Policy } from '../director/policy.ts';
 import type { Pack } from '../persona/schema.ts';
 import type { Generator } from '../speaker/generator.ts';
+import type { Ranker } from '../speaker/speaker.ts';
 import { DEFAULT_MAX_ROUNDS, conversationSeeds, offlineUser, profileFor, runConversation } from '../sim/run.ts';
 import { splitOf, type Scenario, type Suite, type UserProfile } from '../sim/scenario.ts';
 import type { SimulatedUser } from '../sim/user.ts';
 import { genericVoices, RandomOrderPolicy, type Ablation } from './ablations.ts';
+import { bestOfName, MAX_BEST_OF, recordingRanker, type BestOfNPlan, type BestOfNStats } from './best-of-n.ts';
 import { groupReward, type FidelityScorer, type RewardWeights } from './group-reward.ts';
 import type { ConversationJudge } from './judge.ts';
 import { closePolicy, resolvePolicy } from './policies.ts';
@@ -37,6 +40,13 @@ export const OFFLINE_METRICS: Metric[] = [
   { key: 'resolved', label: 'Resolved', better: 'higher', group: 'outcome' },
   { key: 'turnsPerRound', label: 'Turns/round', better: 'none', group: 'outcome' },
 ];
+
+/**
+ * With best-of-N ranked by the reward model that also scores Fidelity, Fidelity is partly circular
+ * (each posted turn is the candidate that model liked best); the role/strategy check is reported
+ * next to it as a second opinion.
+ */
+export const FIDELITY_CHECK_METRIC: Metric = { key: 'fidelityCheck', label: 'Fidelity (check)', better: 'higher', group: 'collective' };
 
 export type UserFactory = (scenario: Scenario, profile: UserProfile, seed: number) => SimulatedUser;
 
@@ -64,6 +74,8 @@ export interface EvalPlan {
   /** Fidelity scorer of a pack (default: the role/strategy check); `fidelityName` describes it in the report. */
   fidelity?: (pack: Pack) => FidelityScorer;
   fidelityName?: string;
+  /** Best-of-N variants of policies ("<policy> (best-of-N)"), paired with N=1 (src/eval/best-of-n.ts). */
+  bestOf?: BestOfNPlan;
   /** Conversations run at once (offline runs are CPU-bound: 1 is as fast). */
   concurrency?: number;
   onProgress?: (p: { done: number; total: number; system: string; scenario: string; seed: number }) => void;
@@ -83,6 +95,8 @@ export interface ConversationResult {
   transcript: { name: string; personaId?: string; strategy?: string; text: string }[];
   /** What went wrong, when the person or the judge failed. */
   errors: string[];
+  /** What best-of-N ranking did in this conversation (best-of systems only). */
+  bestOf?: BestOfNStats;
 }
 
 export interface EvalResults {
@@ -100,6 +114,7 @@ export interface EvalResults {
     maxRounds: number;
     ablations: Ablation[];
     ablationBase: string | null;
+    bestOf: { sizes: number[]; policies: string[]; ranker: string } | null;
   };
 }
 
@@ -107,12 +122,18 @@ interface System {
   name: string;
   policy: Policy;
   ablation?: Ablation;
+  /** Candidates per turn, ranked by `ranker` (best-of-N). */
+  bestOf?: number;
+  ranker?: Ranker;
 }
 
 export async function runEvaluation(plan: EvalPlan): Promise<EvalResults> {
   if (plan.policies.length === 0) throw new Error('no policies to evaluate');
   const base = plan.ablations.length > 0 ? (plan.ablationBase ?? plan.policies.at(-1)!) : null;
   const maxRounds = plan.maxRounds ?? DEFAULT_MAX_ROUNDS;
+  const bestOfPolicies = plan.bestOf ? (plan.bestOf.policies ?? plan.policies) : [];
+  for (const n of plan.bestOf?.sizes ?? []) if (!Number.isInteger(n) || n < 2 || n > MAX_BEST_OF) throw new Error(`best-of-N: ${n} candidates is not a whole number from 2 to ${MAX_BEST_OF}`);
+  for (const p of bestOfPolicies) if (!plan.policies.includes(p)) throw new Error(`best-of-N: policy "${p}" is not one of the evaluated policies (${plan.policies.join(', ')})`);
   const jobs: (() => Promise<ConversationResult>)[] = [];
   const opened: Policy[] = [];
   let systemNames: string[] = [];
@@ -126,6 +147,11 @@ export async function runEvaluation(plan: EvalPlan): Promise<EvalResults> {
         const policy = await resolvePolicy(name, { pack, config: plan.config });
         opened.push(policy);
         systems.push({ name, policy });
+      }
+      if (plan.bestOf && plan.bestOf.sizes.length > 0) {
+        const ranker = plan.bestOf.ranker(pack.id);
+        for (const n of plan.bestOf.sizes)
+          for (const name of bestOfPolicies) systems.push({ name: bestOfName(name, n), policy: systems.find((s) => s.name === name)!.policy, bestOf: n, ranker });
       }
       if (base) {
         const basePolicy = systems.find((s) => s.name === base)?.policy ?? (await resolvePolicy(base, { pack, config: plan.config }));
@@ -153,6 +179,7 @@ export async function runEvaluation(plan: EvalPlan): Promise<EvalResults> {
     await Promise.all(Array.from({ length: Math.max(1, Math.min(plan.concurrency ?? 1, jobs.length)) }, worker));
 
     const metrics = [...OFFLINE_METRICS, ...(plan.judge ? plan.judge.metrics : [])];
+    if (withFidelityCheck(plan)) metrics.splice(1, 0, FIDELITY_CHECK_METRIC);
     return {
       systems: systemNames,
       metrics,
@@ -168,6 +195,7 @@ export async function runEvaluation(plan: EvalPlan): Promise<EvalResults> {
         maxRounds,
         ablations: plan.ablations,
         ablationBase: base,
+        bestOf: plan.bestOf && plan.bestOf.sizes.length > 0 ? { sizes: plan.bestOf.sizes, policies: bestOfPolicies, ranker: plan.bestOf.rankerName } : null,
       },
     };
   } finally {
@@ -182,6 +210,7 @@ async function runOne(plan: EvalPlan, suite: Suite, pack: Pack, scenario: Scenar
   const initialNeeds = user.needs();
   const errors: string[] = [];
   const personas = pack.personas.filter((p) => p.enabled);
+  const ranking = system.bestOf && system.ranker ? recordingRanker(system.ranker, system.bestOf) : undefined;
   const conversation = await runConversation({
     pack,
     scenario,
@@ -190,6 +219,7 @@ async function runOne(plan: EvalPlan, suite: Suite, pack: Pack, scenario: Scenar
     user,
     profiles: plan.profiles,
     generator: plan.generator?.(seeds.voice),
+    speakerOptions: ranking ? { candidates: ranking.stats.n, ranker: ranking.ranker } : undefined,
     personas,
     voices: system.ablation === 'no-persona' ? genericVoices(personas) : undefined,
     maxRounds,
@@ -199,13 +229,16 @@ async function runOne(plan: EvalPlan, suite: Suite, pack: Pack, scenario: Scenar
   const history = conversation.history;
   const engagements = conversation.engagements;
   const engagement = engagements.length > 0 ? engagements.reduce((a, b) => a + b, 0) / engagements.length : 0;
-  const reward = await groupReward({ pack, personas, context: history.slice(0, 1), turns: history.slice(1), engagement }, { weights: plan.weights, fidelity: plan.fidelity?.(pack) });
+  const block = { pack, personas, context: history.slice(0, 1), turns: history.slice(1), engagement };
+  const reward = await groupReward(block, { weights: plan.weights, fidelity: plan.fidelity?.(pack) });
   const botTurns = history.filter((t) => t.author.isBot).length;
+  if (ranking) ranking.stats.single = botTurns - ranking.stats.ranked;
   const finalNeeds = user.needs();
   const sum = (n: typeof finalNeeds) => (n ? n.explore + n.insight + n.action : 0);
   const pct = (x: number | null) => (x === null ? null : 100 * x);
   const metrics: Record<string, number | null> = {
     fidelity: pct(reward.fidelity),
+    ...(withFidelityCheck(plan) ? { fidelityCheck: pct((await groupReward(block, { weights: plan.weights })).fidelity) } : {}),
     originality: pct(reward.originality),
     relevance: pct(reward.relevance),
     engagement: pct(reward.engagement),
@@ -236,7 +269,13 @@ async function runOne(plan: EvalPlan, suite: Suite, pack: Pack, scenario: Scenar
     metrics,
     transcript: history.map(transcriptLine),
     errors,
+    ...(ranking ? { bestOf: ranking.stats } : {}),
   };
+}
+
+/** The role/strategy check is shown next to a model's Fidelity when best-of-N ranks with a model. */
+function withFidelityCheck(plan: EvalPlan): boolean {
+  return plan.fidelity !== undefined && (plan.bestOf?.sizes.length ?? 0) > 0;
 }
 
 function transcriptLine(t: Turn): ConversationResult['transcript'][number] {

@@ -5,7 +5,7 @@ import type { Policy } from '../director/policy.ts';
 import type { Pack, Persona } from '../persona/schema.ts';
 import type { Generator } from '../speaker/generator.ts';
 import { OfflineGenerator } from '../speaker/offline.ts';
-import { Speaker } from '../speaker/speaker.ts';
+import { Speaker, type SpeakerOptions } from '../speaker/speaker.ts';
 import { seedFrom } from '../util/rng.ts';
 import { SimConversation, type ConversationSetup } from './conversation.ts';
 import { OfflineUser } from './offline-user.ts';
@@ -44,6 +44,8 @@ export interface ConversationSpec {
   profiles: readonly UserProfile[];
   /** Default: a fresh offline voice seeded for this conversation. */
   generator?: Generator;
+  /** The speaker's options (best-of-N: candidates and ranker), as serving configures them. */
+  speakerOptions?: SpeakerOptions;
   personas?: Persona[];
   voices?: Map<string, Persona>;
   maxRounds?: number;
@@ -59,7 +61,7 @@ export function setupFor(spec: ConversationSpec): ConversationSetup {
     voices: spec.voices,
     user: spec.user ?? offlineUser(spec.scenario, profileFor(spec.scenario, spec.seed, spec.profiles), seeds.user),
     policy: spec.policy,
-    speaker: new Speaker(spec.generator ?? offlineVoice(seeds.voice)),
+    speaker: new Speaker(spec.generator ?? offlineVoice(seeds.voice), spec.speakerOptions),
     key: `sim:${spec.scenario.id}:${spec.seed}`,
     seed: seeds.director,
   };

@@ -4,6 +4,7 @@
 import path from 'node:path';
 import { loadConfig, type Config } from '../../config.ts';
 import { ABLATIONS, type Ablation } from '../../eval/ablations.ts';
+import { MAX_BEST_OF, type BestOfNPlan } from '../../eval/best-of-n.ts';
 import { parseRewardWeights, rewardWeightsFromEnv } from '../../eval/group-reward.ts';
 import { modelFidelity } from '../../eval/fidelity.ts';
 import { LlmConversationJudge } from '../../eval/judge.ts';
@@ -12,6 +13,7 @@ import { knownPolicyNames } from '../../eval/policies.ts';
 import { writeReport } from '../../eval/report.ts';
 import { runEvaluation, type UserFactory } from '../../eval/runner.ts';
 import { createLogger } from '../../log.ts';
+import { RewardModels } from '../../reward/best-of-n.ts';
 import { loadPacks, PERSONAS_DIR } from '../../persona/loader.ts';
 import { rewardModelFiles } from '../../reward/serve.ts';
 import { createGenerator } from '../../runtime.ts';
@@ -41,6 +43,10 @@ writes a report folder; prints the tables at the end. Offline runs are reproduci
   --limit N          only the first N scenarios of each split (quick runs)
   --profiles FILE    user profiles (default scenarios/profiles.yaml)
   --weights W        group reward weights, e.g. engagement=0.5,overTalk=0.2 (default MASCOT_REWARD_WEIGHTS)
+  --best-of N        also run each policy as "P (best-of-N)": speakers ask for N candidates and post the one the
+                     persona reward model ranks highest, as MASCOT_BEST_OF_N does (no latency budget); a comma
+                     list gives several N (2-${MAX_BEST_OF}); the report adds paired differences against N=1
+  --best-of-policies P  only these of --policies get best-of variants (default: all)
   --fidelity F       model (the persona reward models of MASCOT_REWARD_MODELS, default the shipped ones) or
                      check (the role/strategy check); default model where a pack has one
   --concurrency N    conversations at once (default 1 offline, MASCOT_LLM_CONCURRENCY with a model)
@@ -126,8 +132,26 @@ export async function runEval(ctx: CommandContext): Promise<number> {
     generator = () => shared;
   }
 
-  const fidelity = fidelityKind === 'model' && rewardModelFiles(config).length > 0 ? modelFidelity(rewardModelFiles(config)) : undefined;
+  const bestOfSizes = list(ctx, 'best-of', '').map((v) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 2 || n > MAX_BEST_OF) throw new UsageError(`--best-of: "${v}" is not a whole number from 2 to ${MAX_BEST_OF} (N=1 is the policy itself)`);
+    return n;
+  });
+  const bestOfPolicies = list(ctx, 'best-of-policies', policies.join(','));
+  if (bestOfSizes.length === 0 && ctx.flags['best-of-policies'] !== undefined) throw new UsageError('--best-of-policies needs --best-of');
+  for (const p of bestOfPolicies) if (!policies.includes(p)) throw new UsageError(`--best-of-policies: "${p}" is not one of --policies (${policies.join(', ')})`);
+
+  const modelFiles = rewardModelFiles(config);
+  if (bestOfSizes.length > 0 && modelFiles.length === 0) throw new UsageError('--best-of needs persona reward models to rank candidates (MASCOT_REWARD_MODELS is off)');
+  const models = modelFiles.length > 0 && (fidelityKind === 'model' || bestOfSizes.length > 0) ? new RewardModels(modelFiles) : undefined;
+  const fidelity = fidelityKind === 'model' && models ? modelFidelity(models) : undefined;
   if (fidelityKind === 'model' && !fidelity) ctx.stderr.write('mascot eval: no persona reward model configured (MASCOT_REWARD_MODELS); fidelity uses the role/strategy check\n');
+  let bestOf: BestOfNPlan | undefined;
+  if (models && bestOfSizes.length > 0) {
+    for (const suite of suites)
+      if (!models.packs.includes(suite.pack)) throw new UsageError(`--best-of: no persona reward model for pack "${suite.pack}" of suite "${suite.name}" (models for: ${models.packs.join(', ')}; see MASCOT_REWARD_MODELS)`);
+    bestOf = { sizes: bestOfSizes, policies: bestOfPolicies, ranker: () => models.ranker(), rankerName: `the persona reward model${models.packs.length > 1 ? 's' : ''} (${models.packs.join(', ')})` };
+  }
 
   const progress = ctx.flags.quiet !== true;
   const tty = (ctx.stderr as NodeJS.WritableStream & { isTTY?: boolean }).isTTY === true;
@@ -138,6 +162,7 @@ export async function runEval(ctx: CommandContext): Promise<number> {
     fidelityName: fidelity
       ? `the persona reward model${fidelity.packs.length > 1 ? 's' : ''} (${fidelity.packs.join(', ')}; other packs: the role/strategy check)`
       : 'the role/strategy check',
+    bestOf,
     suites,
     packs,
     policies,
@@ -163,8 +188,7 @@ export async function runEval(ctx: CommandContext): Promise<number> {
         ctx.stderr.write(`[eval] ${done}/${total} conversations (${pct}%)\n`);
       }
     },
-  });
-  await fidelity?.close();
+  }).finally(() => models?.close());
   const { markdown, files } = writeReport(out, results);
   const failed = results.conversations.filter((c) => c.errors.length > 0);
   ctx.stdout.write(`${markdown}\n`);
