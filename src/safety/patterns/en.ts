@@ -1,6 +1,7 @@
-// English crisis patterns. Written from datasets/safety/dev.jsonl and published warning-sign
-// lists (explicit statements, method and plan talk, goodbyes and giving things away, perceived
-// burdensomeness, hopelessness about living); the held-out sets were never used to write them.
+// English crisis patterns. Written from the development sets (datasets/safety/dev*.jsonl) and
+// published warning-sign lists (explicit statements, method and plan talk, goodbyes and giving
+// things away, perceived burdensomeness, hopelessness about living); sets still named heldout-*
+// were never used to write them (docs/safety.md has the history).
 //
 // Text reaches these patterns normalised (src/safety/normalize.ts plus the rewrites below):
 // lower case, straight quotes, "im" -> "i'm", "dont" -> "don't", "wanna" -> "want to",
@@ -18,6 +19,8 @@ const t = template({
   abuser: String.raw`(?:my\s+(?:mom's|mum's|mother's|dad's|father's)\s+(?:new\s+)?(?:boyfriend|girlfriend|husband|wife|partner)|my\s+(?:step)?(?:dad|father|mom|mum|mother|parents?|brother|sister)|my\s+(?:ex[- ]?)?(?:husband|wife|partner|boyfriend|girlfriend|fiance|fiancee|spouse)|my\s+(?:uncle|aunt|cousin|grandpa|grandfather|grandma|grandmother|coach|teacher|tutor|boss|pastor|priest|babysitter|neighbou?r|roommate|landlord|guardian|foster\s+(?:dad|mom|parents?))|he|she|they|someone|somebody|(?:a|an|the|this|some)\s+(?:\w+\s+)?(?:man|guy|woman|stranger|teacher|coach|neighbou?r|boss|relative|priest|pastor|tutor|doctor|babysitter|adult))`,
   // People the writer might hurt.
   target: String.raw`him|her|them|you|everyone|everybody|people|someone|somebody|anyone|anybody|the\s+next\s+person|the\s+people|those\s+(?:people|guys|kids|girls|boys|bitches|assholes|bastards)|(?:that|the|this)\s+(?:guy|girl|boy|man|woman|kid|person|bitch|bastard|asshole|teacher|boss|bully)|my\s+(?:\w+\s+)?(?:dad|father|mom|mum|mother|stepdad|stepmom|stepfather|stepmother|brother|sister|husband|wife|partner|ex|boyfriend|girlfriend|boss|coworker|coworkers|colleague|colleagues|teacher|roommate|neighbou?r|baby|babies|newborn|kids?|child|children|son|daughter|family|parents|classmates?|bully|bullies|uncle|aunt|cousin|manager|landlord)`,
+  // "beat him at chess", "beat my sister in the final": winning, not violence.
+  contest: String.raw`\s+(?:at|in)\s+(?:a\s+|an\s+|the\s+|our\s+|this\s+|their\s+)?(?:\w+\s+)?(?:chess|cards|games?|match|matches|race|round|tennis|poker|pool|darts|golf|fifa|monopoly|scrabble|mario\s*kart|fortnite|arm\s+wrestling|trivia|quiz|rematch|finals?|tournament)\b`,
   violence: String.raw`stab|stabbing|shoot|shooting|strangle|strangling|choke|choking|poison|poisoning|beat|beating|attack|attacking|hurt|hurting|slit|slitting|torture|torturing|smother|smothering|drown|drowning|shank|shanking`,
   pills: String.raw`pills?|meds|medications?|medicines?|tablets?|sleeping\s+pills|painkillers|antidepressants|prescriptions?|tylenol|paracetamol|acetaminophen|ibuprofen|insulin|(?:the\s+)?(?:whole\s+|entire\s+)?bottle|(?:the\s+)?medicine\s+cabinet`,
   place: String.raw`bridge|roof|rooftop|building|train|bus|truck|traffic|cliff|balcony|platform|ledge|window|tower|highway|overpass|subway|tracks|car\s+park|parking\s+garage`,
@@ -28,6 +31,9 @@ const t = template({
   cue: String.raw`(?:i'd|would|i\s+would)\s+(?:love|like)\s+to|can't\s+wait\s+to|looking\s+forward\s+to|need\s+to|have\s+to|want|wanting|wanted|wish|wishing|hope|hoping|plan|planning|planned|ready|decided|deciding|deserve|long\s+for|longing\s+for|crave|craving|(?:think|thinking|thought|thoughts|dream|dreaming|fantasi[sz]e|fantasi[sz]ing|obsess|obsessing)\s+(?:about|of)|keep\s+thinking|can't\s+stop\s+thinking|considering|contemplating|i'm\s+(?:(?!not\b|never\b|no\b)\S+\s+)?(?:going\s+to|about\s+to)|i'll|tempted|urge|urges|only\s+(?:way|option|answer|solution|choice|escape)(?:\s+out)?|way\s+out|except|better\s+off|easier|relief|peace|peaceful|favou?r|finally`,
   // Small words that may stand between a cue and a death term without changing who dies.
   glue: String.raw`to|of|about|that|i|i'd|i'll|i'm|i've|could|would|should|might|can|be|being|myself|me|and|or|finally|soon|tonight|maybe|go|get|going|want|wanted|try|trying|wanting|is|was|by|for|how|when|where|peacefully|quietly|painlessly|already|somehow|rather|than|off|it|just|simply|a|an|the|way|out|everyone|everybody|all|them|doing`,
+  // A help question whose if-clause comes before the match ("what should I do if my friend is
+  // suicidal?"): a hypothetical state, not news of one. Used in lookbehinds, so it stays bounded.
+  ifQuestion: String.raw`\b(?:what|how)\b[^.!?]{0,60}\b(?:if|whether)\s+(?:[\w']+[\s,]+){0,14}`,
   minorAge: String.raw`1[0-7]|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen`,
 });
 
@@ -36,9 +42,9 @@ const patterns: CrisisPattern[] = [
   {
     id: 'third-party.at-risk',
     category: 'third-party',
-    note: 'someone close to the writer wants to die, plans it, self-harms or has overdosed',
+    note: 'someone close to the writer wants to die, plans it, self-harms or has overdosed ("what should I do if my friend is suicidal?" asks about a state that may not exist; an act still counts)',
     re: t(
-      String.raw`\b{close}\s+(?:[\w']+[\s,]+){0,12}?(?:is\s+|was\s+|has\s+been\s+|keeps\s+|just\s+|might\s+|may\s+)?(?:suicidal|(?:wants?|wanted|wanting|going|planning|plans|trying|tried|threaten(?:s|ed|ing)?|talk(?:s|ed|ing)\s+about|about|means|meant)\s+(?:to\s+)?(?:kill\s+(?:him|her|them)sel(?:f|ves)|die|end\s+(?:his|her|their)\s+(?:own\s+)?life|end\s+it|suicide|overdose|jump)|(?:cutting|hurting|harming|burning|starving)\s+(?:him|her|them)sel(?:f|ves)|self-harm\w*|overdos(?:ed|ing|e)|(?:took|swallowed|taken)\s+(?:a\s+bunch\s+of|all\s+(?:of\s+)?(?:his|her|their|my|the)|too\s+many|way\s+too\s+many|(?:a|an|the)\s+(?:whole\s+|entire\s+)?(?:bottle|handful|box|packet|lot)\s+of)\s+(?:\w+\s+)?(?:pills|meds|tablets|medicine|medication|painkillers)|locked\s+(?:him|her|them)sel(?:f|ves)\s+in\b[^.!?]{0,40}\b(?:pills|knife|gun|razor|rope)|(?:has|had)\s+a\s+plan\s+to\s+(?:kill|end)|sent\s+(?:me\s+)?a\s+goodbye|(?:goodbye|suicide)\s+(?:note|message|letter|text))`,
+      String.raw`\b{close}\s+(?:[\w']+[\s,]+){0,12}?(?:is\s+|was\s+|has\s+been\s+|keeps\s+|just\s+|might\s+|may\s+)?(?:(?<!{ifQuestion})(?:suicidal|(?:wants?|wanted|wanting|going|planning|plans|trying|tried|threaten(?:s|ed|ing)?|talk(?:s|ed|ing)\s+about|about|means|meant)\s+(?:to\s+)?(?:kill\s+(?:him|her|them)sel(?:f|ves)|die|end\s+(?:his|her|their)\s+(?:own\s+)?life|end\s+it|suicide|overdose|jump)|(?:cutting|hurting|harming|burning|starving)\s+(?:him|her|them)sel(?:f|ves)|self-harm\w*)|overdos(?:ed|ing|e)|(?:took|swallowed|taken)\s+(?:a\s+bunch\s+of|all\s+(?:of\s+)?(?:his|her|their|my|the)|too\s+many|way\s+too\s+many|(?:a|an|the)\s+(?:whole\s+|entire\s+)?(?:bottle|handful|box|packet|lot)\s+of)\s+(?:\w+\s+)?(?:pills|meds|tablets|medicine|medication|painkillers)|locked\s+(?:him|her|them)sel(?:f|ves)\s+in\b[^.!?]{0,40}\b(?:pills|knife|gun|razor|rope)|(?:has|had)\s+a\s+plan\s+to\s+(?:kill|end)|sent\s+(?:me\s+)?a\s+goodbye|(?:goodbye|suicide)\s+(?:note|message|letter|text))`,
     ),
     negatable: true,
     timely: true,
@@ -81,7 +87,7 @@ const patterns: CrisisPattern[] = [
     id: 'suicide.suicidal',
     category: 'suicide',
     note: 'the writer says they are suicidal or have suicidal thoughts',
-    re: /\bsuicidal\b/g,
+    re: t(String.raw`(?<!{ifQuestion}(?:is|are|seems?|might\s+be|may\s+be|could\s+be|becomes?|gets?|feels|sounds|looks)\s+)\bsuicidal\b`),
     negatable: true,
     timely: true,
     topic: true,
@@ -429,6 +435,17 @@ const patterns: CrisisPattern[] = [
     timely: true,
     example: 'I want this to be over forever',
   },
+  {
+    id: 'suicide.life-to-end',
+    category: 'suicide',
+    note: 'wishing for one\'s life or existence itself to end or be over ("I want my life to end", "I wish it would all just stop"); a week, a job or a case ending is ordinary',
+    re: /\b(?:want|wanted|wanting|wish|wishing|hope|hoping|pray|praying|need|ready\s+for|waiting\s+for|long\s+for|longing\s+for)\s+(?:for\s+)?(?:my\s+(?:life|existence)|it\s+all|my\s+time\s+(?:here|on\s+earth)|it(?=\s+\S+\s+all\b))\s+(?:to|would|will|could|'d|'ll)\s+(?:finally\s+|all\s+)?(?:end|be\s+over|stop|finish|come\s+to\s+an\s+end)\b(?!\s+(?:with|between|at|for|after|before|so|when|until|till|being|\w+ing)\b)|\b(?:hope|hoping|wish|wishing|pray|praying)\s+(?:that\s+)?my\s+life\s+(?:ends|is\s+over)\b(?!\s+(?:with|up)\b)/g,
+    negatable: true,
+    timely: true,
+    firstPerson: true,
+    hyperbole: 'trivial-cause',
+    example: 'I want my life to end',
+  },
 
   // --- self-harm -------------------------------------------------------------------------------
   {
@@ -501,6 +518,17 @@ const patterns: CrisisPattern[] = [
     timely: true,
     example: 'I banged my head against the wall until it bled',
   },
+  {
+    id: 'self-harm.against-objects',
+    category: 'self-harm',
+    note: 'punching walls, slamming a hand in a door or the like until it bleeds, breaks or bruises, or on purpose to feel or punish',
+    re: /\b(?:punch|punches|punched|punching|hit|hits|hitting|slam|slams|slammed|slamming|smash|smashes|smashed|smashing|bang|bangs|banged|banging|kick|kicks|kicked|kicking)\s+(?:my\s+(?:hands?|fists?|head|arms?|knuckles?|fingers?|feet|foot|legs?)\s+(?:in|into|against|on|through|off)\s+)?(?:the\s+|a\s+|my\s+)?(?:walls?|doors?|car\s+door|mirrors?|windows?|concrete|bricks?|floor|desk|table|radiator)\b[^.!?]{0,40}?(?:\b(?:until|till)\s+(?:\w+\s+){0,2}?(?:bleed|bleeds|bled|bleeding|break|breaks|broke|split|splits|crack|cracks|cracked|bruise|bruises|bruised|swell|swells|swelled|swollen|bloody|raw|numb|hurts?)\b|\b(?:on\s+purpose|deliberately|intentionally|to\s+(?:feel|punish|hurt)\s+(?:something|myself|anything)|to\s+make\s+myself\s+(?:feel|hurt|bleed))\b)/g,
+    negatable: true,
+    timely: true,
+    accidents: true,
+    hyperbole: 'joke-and-conditional',
+    example: 'I punch walls until my knuckles split',
+  },
 
   // --- harming others --------------------------------------------------------------------------
   {
@@ -517,9 +545,9 @@ const patterns: CrisisPattern[] = [
   {
     id: 'harm-others.violence',
     category: 'harm-others',
-    note: 'intending to stab, shoot, strangle, poison, beat or hurt a person',
+    note: 'intending to stab, shoot, strangle, poison, beat up or hurt a person (not beating someone at a game)',
     re: t(
-      String.raw`\b{intent}\s+(?:\w+\s+){0,2}?(?:{violence})\s+(?:{target})\b|\b{intent}\s+(?:\w+\s+){0,2}?(?:run|running)\s+(?:{target})\s+over\b|\b(?:{intent}|thoughts?|urges?|images?|afraid|scared|worried|terrified)\s+(?:\w+\s+){0,3}?(?:hurt(?:ing)?|harm(?:ing)?|kill(?:ing)?|drown(?:ing)?|shak(?:e|ing)|smother(?:ing)?|suffocat(?:e|ing)|throw(?:ing)?)\s+my\s+(?:baby|babies|newborn|toddlers?|kids?|child|children|son|daughter|infant|little\s+one)\b`,
+      String.raw`\b{intent}\s+(?:\w+\s+){0,2}?(?:{violence})\s+(?:{target})\b(?!{contest})|\b{intent}\s+(?:\w+\s+){0,2}?(?:(?:beat|beating|kick|kicking|smack|smacking|batter|battering|rough|roughing)\s+(?:up\s+(?:{target})|(?:{target})\s+up)\b(?!{contest})|(?:beat|beating|kick|kicking|knock|knocking|punch|punching)\s+the\s+(?:shit|crap|hell|living\s+daylights|life)\s+out\s+of\s+(?:{target})\b|(?:smash|smashing|bash|bashing|cave|caving|kick|kicking|punch|punching)\s+(?:his|her|their|(?:{target})'s)\s+(?:face|head|skull|teeth)\s+in\b|(?:break|breaking|snap|snapping)\s+(?:his|her|their|(?:{target})'s)\s+(?:neck|legs?|arms?|jaw|nose|skull)\b)|\b{intent}\s+(?:\w+\s+){0,2}?(?:run|running)\s+(?:{target})\s+over\b|\b(?:{intent}|thoughts?|urges?|images?|afraid|scared|worried|terrified)\s+(?:\w+\s+){0,3}?(?:hurt(?:ing)?|harm(?:ing)?|kill(?:ing)?|drown(?:ing)?|shak(?:e|ing)|smother(?:ing)?|suffocat(?:e|ing)|throw(?:ing)?)\s+my\s+(?:baby|babies|newborn|toddlers?|kids?|child|children|son|daughter|infant|little\s+one)\b`,
     ),
     negatable: true,
     timely: true,
@@ -647,9 +675,9 @@ const patterns: CrisisPattern[] = [
   {
     id: 'abuse.sexual',
     category: 'abuse',
-    note: 'forced or secret sexual contact',
+    note: 'forced or secret sexual contact, or touching when the writer is alone with the person',
     re: t(
-      String.raw`\b(?:forc(?:es|ed|ing)|make|makes|made|pressur(?:es|ed|ing))\s+me\s+(?:to\s+)?(?:have\s+sex|do\s+(?:sexual|things|stuff)|touch\s+(?:him|her|them)|watch\s+porn|perform)\b|\b{abuser}\s+(?:\w+\s+){0,3}?(?:touch(?:es|ed|ing)?|kiss(?:es|ed|ing)?|grop(?:es|ed|ing))\s+me\b[^.!?]{0,60}?\b(?:secret|nobody|no\s+one|don't\s+want|didn't\s+want|at\s+night|in\s+my\s+(?:room|bed)|private|inappropriate|down\s+there|asleep|not\s+to\s+tell|won't\s+stop|and\s+i\s+(?:don't|didn't))\b|\b(?:comes?|came|coming|sneaks?|sneaking|snuck)\s+into\s+my\s+(?:room|bed)\s+(?:at\s+night|when)\b[^.!?]{0,40}\btouch|\b(?:touch(?:es|ed|ing)?|kiss(?:es|ed)?|grop(?:es|ed|ing))\s+me\b[^.!?]{0,40}\b(?:not\s+to\s+tell|keep\s+it\s+(?:a\s+)?secret|our\s+(?:little\s+)?secret|nobody\s+(?:would|will)\s+believe)\b`,
+      String.raw`\b(?:forc(?:es|ed|ing)|make|makes|made|pressur(?:es|ed|ing))\s+me\s+(?:to\s+)?(?:have\s+sex|do\s+(?:sexual|things|stuff)|touch\s+(?:him|her|them)|watch\s+porn|perform)\b|\b{abuser}\s+(?:\w+\s+){0,3}?(?:touch(?:es|ed|ing)?|kiss(?:es|ed|ing)?|grop(?:es|ed|ing))\s+me\b[^.!?]{0,60}?\b(?:secret|nobody|no\s+one|don't\s+want|didn't\s+want|at\s+night|in\s+my\s+(?:room|bed)|private|inappropriate|down\s+there|asleep|not\s+to\s+tell|won't\s+stop|and\s+i\s+(?:don't|didn't)|when\s+(?:\w+\s+){0,3}?(?:isn't|aren't|is\s+out|are\s+out|is\s+away|are\s+away|is\s+at\s+work|are\s+at\s+work|'s\s+(?:out|away|at\s+work|not\s+(?:home|around|there)))|when\s+(?:we're|i'm)\s+(?:alone|home\s+alone|by\s+myself)|alone\s+with\s+(?:him|her|them))\b|\b(?:comes?|came|coming|sneaks?|sneaking|snuck)\s+into\s+my\s+(?:room|bed)\s+(?:at\s+night|when)\b[^.!?]{0,40}\btouch|\b(?:touch(?:es|ed|ing)?|kiss(?:es|ed)?|grop(?:es|ed|ing))\s+me\b[^.!?]{0,40}\b(?:not\s+to\s+tell|keep\s+it\s+(?:a\s+)?secret|our\s+(?:little\s+)?secret|nobody\s+(?:would|will)\s+believe)\b`,
     ),
     timely: true,
     example: 'He touches me and I don\'t want him to',
