@@ -135,7 +135,7 @@ describe('learned director serving', () => {
 });
 
 describe('attachLearnedDirectors', () => {
-  it('registers onnx (the shipped support director) and llm from configuration', async () => {
+  it('registers onnx (the shipped support and meeting directors) and llm from configuration', async () => {
     const dir = tempDir('mascot-attach-');
     const db = openDatabase(path.join(dir, 'm.db'));
     const policies = builtinPolicies();
@@ -157,6 +157,21 @@ describe('attachLearnedDirectors', () => {
     const d = await policies.get('onnx')!.decide(state, createRng(1));
     expect(d.policyId).toBe('onnx');
     expect(d.policyVersion).toBe('support-grpo-1');
+    // The meeting pack's shipped director is served the same way.
+    const meeting = loadPacks().get('meeting')!;
+    const meetingState = stateFromLogged(meeting, {
+      human: 'Can we decide on the launch date now and agree who owns what?',
+      transcript: [{ name: 'Dana', personaId: null, text: 'Can we decide on the launch date now and agree who owns what?' }],
+      roundTurns: [],
+      sessionStrategies: [],
+      humanTurnCount: 1,
+      personas: meeting.personas.map((p) => ({ id: p.id, talkativeness: p.talkativeness, strategies: p.strategies })),
+      maxBotTurns: 2,
+      floor: 0.005,
+    });
+    const m = await policies.get('onnx')!.decide(meetingState, createRng(1));
+    expect(m.policyId).toBe('onnx');
+    expect(m.policyVersion).toBe('meeting-grpo-1');
     await learned.stop();
     learned = undefined;
     db.close();

@@ -148,13 +148,34 @@ describe('OnnxPolicy', () => {
   });
 });
 
-describe('the shipped support director', () => {
-  it('serves the support pack as it is now (retrain it when the personas or their strategies change)', async () => {
-    const file = path.resolve(import.meta.dirname, '../models/support-director.onnx');
-    const policy = await loadOnnxPolicy(file, support);
+// A meeting decision point: the chair's question after the skeptic raised a risk.
+const meetingState = stateFromLogged(meeting, {
+  human: 'So do we ship the beta on Friday or not? Who owns the rollback plan?',
+  transcript: [
+    { name: 'Dana', personaId: null, text: 'We need to decide on the beta launch date today.' },
+    { name: 'Skeptic', personaId: 'skeptic', text: 'What happens if the migration fails on Friday night?', strategy: 'challenge' },
+    { name: 'Dana', personaId: null, text: 'So do we ship the beta on Friday or not? Who owns the rollback plan?' },
+  ],
+  roundTurns: [],
+  sessionStrategies: ['challenge'],
+  humanTurnCount: 2,
+  mentions: [],
+  personas: meeting.personas.map((p) => ({ id: p.id, talkativeness: p.talkativeness, strategies: p.strategies })),
+  maxBotTurns: 2,
+  floor: 0.005,
+});
+
+describe.each([
+  { pack: support, state: states[0]! },
+  { pack: meeting, state: meetingState },
+])('the shipped $pack.id director', ({ pack, state }) => {
+  it('serves its pack as it is now (retrain it when the personas or their strategies change)', async () => {
+    const file = path.resolve(import.meta.dirname, `../models/${pack.id}-director.onnx`);
+    const policy = await loadOnnxPolicy(file, pack);
+    expect(policy.info.pack).toBe(pack.id);
     expect(policy.info.layout.version).toBe(FEATURE_VERSION);
-    expect(policy.info.training).toMatchObject({ algorithm: 'grpo', suite: 'support' });
-    const d = await policy.decide(states[0]!, createRng(1));
+    expect(policy.info.training).toMatchObject({ algorithm: 'grpo', suite: pack.id });
+    const d = await policy.decide(state, createRng(1));
     expect(d.policyId).toBe('onnx');
     expect(d.probabilities.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 6);
     expect(fs.statSync(file).size).toBeLessThan(5 * 1024 * 1024);
