@@ -724,7 +724,8 @@ export const english: Language = {
     [/\b(?:sewer\s*slide|suicde|sucide|suiside)\b/g, 'suicide'],
     [/\bself[\s-]*harm/g, 'self-harm'],
     [/\bmy\s+self\b/g, 'myself'],
-    [/\bo\.?d'?(?:d|ed)\b/g, 'overdosed'],
+    // "od'd", "oded", "o.d.'d"; never the word "odd".
+    [/\bo\.?d\.?(?:'d|'ed|ed)\b/g, 'overdosed'],
     [/\bod'?ing\b/g, 'overdosing'],
     [/\bod\b/g, 'overdose'],
     [/\bidk\b/g, "i don't know"],
