@@ -10,6 +10,10 @@
 // second line of defence any record containing the text of an opted-out person's stored message is
 // dropped; people's names become "Person 1", "Person 2" per record; e-mails, phone numbers,
 // mentions and links are redacted (src/privacy/redact.ts).
+// Crisis: the conversation around a crisis the safety gate recorded (training_exclusion_windows,
+// migrations/006) is not training data. The store never reads logged turns inside those windows
+// nor stored pairs whose context reaches into one; as a second line of defence any record holding
+// the text of a person's message from inside a window is dropped, wherever it was quoted.
 import type { Directive } from '../core/types.ts';
 import type { Pack } from '../persona/schema.ts';
 import { redact } from '../privacy/redact.ts';
@@ -117,12 +121,18 @@ export function exportPack(db: Db, pack: Pack, options: ExportOptions): ExportRe
     }
   }
 
-  // Second line of defence: nothing an opted-out person wrote may leave, even quoted.
-  const forbidden = optedOutTexts(db);
+  // Second line of defence: nothing an opted-out person wrote, and nothing a person wrote around a
+  // crisis, may leave, even quoted.
+  const optedOut = forbiddenTexts(db, OPTED_OUT_MESSAGES);
+  const crisis = forbiddenTexts(db, CRISIS_WINDOW_MESSAGES);
   const safe = records.filter((r) => {
     const json = JSON.stringify(r.record);
-    if (forbidden.some((t) => json.includes(t))) {
+    if (optedOut.some((t) => json.includes(t))) {
       skip("holds an opted-out person's words");
+      return false;
+    }
+    if (crisis.some((t) => json.includes(t))) {
+      skip('holds words from around a crisis');
       return false;
     }
     return true;
@@ -150,13 +160,16 @@ function promptMessages(pack: Pack, personaId: string, directive: Directive, con
   return buildPrompt({ pack, persona, others: pack.personas.filter((p) => p.id !== personaId), directive, transcript: toTranscript(context) }).map((m) => ({ role: m.role, content: m.content }));
 }
 
-/** Stored messages of opted-out people (long enough to be theirs rather than a common phrase). */
-function optedOutTexts(db: Db): string[] {
-  const rows = db
-    .prepare(
-      `SELECT m.text FROM messages m JOIN opt_outs o ON o.user_id = m.author_id AND m.channel_key LIKE o.platform || ':%' WHERE m.is_bot = 0`,
-    )
-    .all() as { text: string }[];
+/** People's stored messages that must not leave: those of opted-out people. */
+const OPTED_OUT_MESSAGES = `SELECT m.text FROM messages m JOIN opt_outs o ON o.user_id = m.author_id AND m.channel_key LIKE o.platform || ':%' WHERE m.is_bot = 0`;
+
+/** ... and those inside a crisis window (migrations/006). */
+const CRISIS_WINDOW_MESSAGES = `SELECT m.text FROM messages m WHERE m.is_bot = 0
+  AND EXISTS (SELECT 1 FROM training_exclusion_windows w WHERE w.channel_key = m.channel_key AND m.at BETWEEN w.from_at AND w.until_at)`;
+
+/** Texts a query selects, long enough to be someone's words rather than a common phrase. */
+function forbiddenTexts(db: Db, query: string): string[] {
+  const rows = db.prepare(query).all() as { text: string }[];
   // As JSON string content, and as the redaction would have left it.
   return rows.flatMap((r) => [r.text, redact(r.text)]).map((t) => JSON.stringify(t).slice(1, -1)).filter((t) => t.length >= 12);
 }

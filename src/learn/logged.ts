@@ -106,6 +106,9 @@ export function loadLoggedDecisions(db: Db, pack: Pack, slots: readonly string[]
        FROM decisions d
        WHERE d.pack = ? AND d.at >= ? AND (? IS NULL OR d.policy_id = ?)
          AND NOT EXISTS (SELECT 1 FROM training_exclusion_windows w WHERE w.channel_key = d.channel_key AND d.at BETWEEN w.from_at AND w.until_at) -- crisis windows (migrations/006)
+         -- and the rounds the crisis message answered: their reward would read it as the person's reply
+         AND NOT EXISTS (SELECT 1 FROM training_exclusion_windows w WHERE w.channel_key = d.channel_key AND w.from_at > d.at
+                           AND NOT EXISTS (SELECT 1 FROM messages h WHERE h.channel_key = d.channel_key AND h.is_bot = 0 AND h.at > d.at AND h.at < w.from_at))
        ORDER BY d.at, d.id LIMIT ?`,
     )
     .all(pack.id, query.since ?? 0, query.policyId ?? null, query.policyId ?? null, query.limit ?? -1) as {

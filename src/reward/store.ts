@@ -1,6 +1,9 @@
 // Persona-fidelity rows in SQLite (migration 005): judged candidates, preference pairs, per-turn
 // fidelity scores and health alerts; and the logged conversations they are derived from, read with
 // the people whose words they hold, so opted-out and forgotten people stay out of training data.
+// Conversation around a crisis stays out too: logged rows inside a crisis window (the view
+// training_exclusion_windows of migration 006) are never read for training, and stored candidates
+// and pairs whose context holds a message from such a window are left out when read back.
 import type { Db } from '../store/db.ts';
 import type { JudgedSet } from './preferences.ts';
 import { contextKey, type AuthoredTurn, type ContextTurn, type PreferencePair, type PreferenceSource } from './rubric.ts';
@@ -80,9 +83,10 @@ export class FidelityStore {
     return n;
   }
 
-  /** Stored pairs of a pack, leaving out any that hold words of an opted-out person. */
+  /** Stored pairs of a pack, leaving out any that hold words of an opted-out person or from around a crisis. */
   pairs(pack: string): PreferencePair[] {
     const optedOut = this.optedOutPeople();
+    const crisis = this.crisisWindowTexts();
     const rows = this.db
       .prepare(
         `SELECT persona_id AS personaId, context_json AS c, chosen, rejected, rejected_context_json AS rc, chosen_score AS cs, rejected_score AS rs, source, judge, channel_key AS channelKey, people
@@ -104,18 +108,36 @@ export class FidelityStore {
         ...(r.channelKey ? { channelKey: r.channelKey } : {}),
         people: JSON.parse(r.people) as string[],
       }))
-      .filter((p) => !p.people.some((x) => optedOut.has(x)));
+      .filter((p) => !p.people.some((x) => optedOut.has(x)) && !touchesCrisis(crisis, p.channelKey, [...p.context, ...(p.rejectedContext ?? [])]));
   }
 
   /** Judged candidates written by the persona they were judged as (for persona identification). */
   judgedAuthored(pack: string): AuthoredTurn[] {
     const optedOut = this.optedOutPeople();
+    const crisis = this.crisisWindowTexts();
     const rows = this.db
-      .prepare(`SELECT persona_id AS personaId, context_json AS c, text, judge, people FROM judged_candidates WHERE pack = ? AND author_id = persona_id ORDER BY id`)
-      .all(pack) as { personaId: string; c: string; text: string; judge: string; people: string }[];
+      .prepare(`SELECT persona_id AS personaId, context_json AS c, text, judge, channel_key AS channelKey, people FROM judged_candidates WHERE pack = ? AND author_id = persona_id ORDER BY id`)
+      .all(pack) as { personaId: string; c: string; text: string; judge: string; channelKey: string | null; people: string }[];
     return rows
-      .filter((r) => !(JSON.parse(r.people) as string[]).some((x) => optedOut.has(x)))
-      .map((r) => ({ pack, personaId: r.personaId, context: JSON.parse(r.c) as ContextTurn[], text: r.text, source: r.judge === 'offline-rubric' ? 'offline-rubric' : 'judge' }));
+      .map((r) => ({ ...r, context: JSON.parse(r.c) as ContextTurn[] }))
+      .filter((r) => !(JSON.parse(r.people) as string[]).some((x) => optedOut.has(x)) && !touchesCrisis(crisis, r.channelKey, r.context))
+      .map((r) => ({ pack, personaId: r.personaId, context: r.context, text: r.text, source: r.judge === 'offline-rubric' ? 'offline-rubric' : 'judge' }));
+  }
+
+  /**
+   * Texts of the logged messages inside crisis windows, by channel (migrations/006). A row derived
+   * from a logged context is judged by what its context holds, as stored rows carry no message ids.
+   */
+  crisisWindowTexts(): Map<string, Set<string>> {
+    const rows = this.db
+      .prepare(
+        `SELECT m.channel_key AS channelKey, m.text FROM messages m
+         WHERE EXISTS (SELECT 1 FROM training_exclusion_windows w WHERE w.channel_key = m.channel_key AND m.at BETWEEN w.from_at AND w.until_at)`,
+      )
+      .all() as { channelKey: string; text: string }[];
+    const out = new Map<string, Set<string>>();
+    for (const r of rows) out.set(r.channelKey, (out.get(r.channelKey) ?? new Set()).add(r.text));
+    return out;
   }
 
   /** "platform:userId" of everyone who opted out of logging. */
@@ -296,6 +318,12 @@ export class FidelityStore {
       pairs: this.db.prepare('DELETE FROM preference_pairs WHERE people LIKE ?').run(like).changes,
     }))();
   }
+}
+
+/** Whether a context from a logged channel holds a message of one of that channel's crisis windows. */
+function touchesCrisis(crisis: Map<string, Set<string>>, channelKey: string | null | undefined, context: readonly ContextTurn[]): boolean {
+  const texts = channelKey ? crisis.get(channelKey) : undefined;
+  return texts !== undefined && context.some((t) => texts.has(t.text));
 }
 
 /** Everyone whose words are in a window; undefined when a turn's person was forgotten (leave it out). */
