@@ -90,6 +90,42 @@ describe('what cancels a pattern', () => {
     expect(label("I'd rather be dead than go through another day like this")).toBe('crisis');
   });
 
+  it('a help question about a hypothetical state is information, news of an act is not', () => {
+    expect(label('What should I do if my friend is suicidal?')).toBe('ok');
+    expect(label('How can I tell if my daughter is cutting herself?')).toBe('ok');
+    expect(label('My friend is suicidal, what should I do?')).toBe('crisis');
+    expect(label('What do I do if my son took a bottle of pills?')).toBe('crisis');
+    expect(label("what should I do if I'm suicidal?")).toBe('crisis');
+  });
+
+  it('winning a game is not violence, beating someone up is', () => {
+    expect(label("I'm going to beat my brother at chess tonight")).toBe('ok');
+    expect(label("I'm going to beat my sister in the final")).toBe('ok');
+    expect(label("I'm going to beat up my ex tonight")).toBe('crisis');
+    expect(label('I want to kick the shit out of my stepdad')).toBe('crisis');
+  });
+
+  it('a week or a case ending is ordinary, a life ending is not', () => {
+    expect(label('I want my life to end')).toBe('crisis');
+    expect(label('I wish it would all end')).toBe('crisis');
+    expect(label('I want this week to end')).toBe('ok');
+    expect(label('I want my life to stop being so chaotic')).toBe('ok');
+    expect(label("I don't want my life to end, I want to get better")).toBe('ok');
+  });
+
+  it('hurting oneself on objects counts when it is deliberate or draws blood, not a slammed door', () => {
+    expect(label('I punch walls until my hands bleed')).toBe('crisis');
+    expect(label('I slammed my hand in the door on purpose to make myself feel something')).toBe('crisis');
+    expect(label('I slammed my hand in the car door by accident')).toBe('ok');
+    expect(label('I hit the wall at mile 20 of the marathon')).toBe('ok');
+  });
+
+  it('touching when the writer is alone with the person is abuse, a hug is not', () => {
+    expect(label("My stepdad touches me when my mom isn't home")).toBe('crisis');
+    expect(label("My mom hugs me when I'm sad")).toBe('ok');
+    expect(label("My sister touches my stuff when I'm out")).toBe('ok');
+  });
+
   it('grooming patterns count only when the writer says they are a minor', () => {
     expect(label('a man online keeps asking me for nude pics')).toBe('ok');
     expect(label("a man online keeps asking me for nude pics and I'm 13")).toBe('crisis');
@@ -100,6 +136,11 @@ describe('normalisation', () => {
   it('reads slang, contractions without apostrophes, curly quotes, full-width letters and hidden characters', () => {
     for (const text of ['kms', 'im gonna unalive myself', 'i dont want to live', 'I\u2019m suicidal', '\uff4b\uff49\uff4c\uff4c \uff4d\uff59\uff53\uff45\uff4c\uff46', 'kill\u200b my\u200dself', 'i want to dieeee', 'I WANT TO DIE'])
       expect(label(text), text).toBe('crisis');
+  });
+
+  it('reads overdose abbreviations without touching the word "odd"', () => {
+    for (const text of ["I od'd last night", 'I ODed on my meds', "I'm going to OD tonight"]) expect(label(text), text).toBe('crisis');
+    for (const text of ["I think it's odd that the meeting moved", "I'm sick of feeling like the odd one out"]) expect(label(text), text).toBe('ok');
   });
 
   it('finds a crisis at the end of a very long message', () => {
@@ -151,10 +192,10 @@ describe('labelled sets (numbers reported in docs/safety.md)', () => {
     }
   });
 
-  it('held-out set G (never used to write rules) keeps its measured recall of 0.949', async () => {
-    const e = await run('heldout-g.jsonl');
-    expect(e.recall.hits).toBeGreaterThanOrEqual(74);
-    expect(e.recall.of).toBe(78);
+  it('held-out set H (never used to write rules) keeps its measured recall of 0.280, far below the target', async () => {
+    const e = await run('heldout-h.jsonl');
+    expect(e.recall.hits).toBeGreaterThanOrEqual(28);
+    expect(e.recall.of).toBe(100);
   });
 
   it('development sets: the rules still do what they were written for', async () => {

@@ -39,16 +39,16 @@ describe('mascot safety classify', () => {
 
 describe('mascot safety eval', () => {
   it('reports recall and false-positive rates with intervals, and exits 3 below the asked targets', async () => {
-    const file = path.resolve(import.meta.dirname, '../datasets/safety/heldout-g.jsonl');
+    const file = path.resolve(import.meta.dirname, '../datasets/safety/heldout-h.jsonl');
     const r = await run(['safety', 'eval', '--file', file]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/198 messages \(78 crisis, 70 ordinary distress, 50 other\)/);
-    expect(r.stdout).toMatch(/crisis recall: +0\.949 \(74\/78; 95% CI 0\.875-0\.980\)/);
-    expect(r.stdout).toMatch(/false positives, distress: +0\.0% \(0\/70\)/);
+    expect(r.stdout).toMatch(/240 messages \(100 crisis, 80 ordinary distress, 60 other\)/);
+    expect(r.stdout).toMatch(/crisis recall: +0\.280 \(28\/100; 95% CI 0\.201-0\.375\)/);
+    expect(r.stdout).toMatch(/false positives, distress: +3\.8% \(3\/80\)/);
     const strict = await run(['safety', 'eval', '--file', file, '--min-recall', '0.95', '--max-fp', '0.05']);
     expect(strict.code).toBe(3);
     const json = await run(['safety', 'eval', '--json', file]);
-    expect(JSON.parse(json.stdout)).toMatchObject({ total: 198, recall: { hits: 74, of: 78 } });
+    expect(JSON.parse(json.stdout)).toMatchObject({ total: 240, recall: { hits: 28, of: 100 } });
   });
 
   it('reports every bad line with its number, keeps evaluating the good ones, and exits 1', async () => {
