@@ -11,6 +11,7 @@ import type { Logger } from '../log.ts';
 import type { Rng } from '../util/rng.ts';
 import { actionMask, actionSpace, applyFloor, decideFrom } from './actions.ts';
 import type { DirectorState, Policy } from './policy.ts';
+import { createOpenAIClient } from '../speaker/openai-client.ts';
 
 export interface LlmPolicyOptions {
   baseURL: string;
@@ -35,16 +36,7 @@ export class LlmPolicy implements Policy {
   constructor(private readonly options: LlmPolicyOptions) {
     this.version = options.model;
     this.jsonMode = options.jsonMode ?? true;
-    this.client = new OpenAI({
-      baseURL: options.baseURL,
-      apiKey: options.apiKey || 'unset',
-      defaultHeaders: options.apiKey ? undefined : { Authorization: null },
-      adminAPIKey: null,
-      organization: null,
-      project: null,
-      timeout: options.timeoutMs ?? 5000,
-      maxRetries: 0,
-    });
+    this.client = createOpenAIClient({ baseURL: options.baseURL, apiKey: options.apiKey, timeoutMs: options.timeoutMs ?? 5000, retries: 0 });
   }
 
   async decide(state: DirectorState, rng: Rng): Promise<Decision> {

@@ -4,6 +4,7 @@
 // is an LlmAnswerError naming the field and why; the model is asked again once, quoting that error.
 import OpenAI from 'openai';
 import type { z } from 'zod';
+import { createOpenAIClient, hostOf } from '../speaker/openai-client.ts';
 
 export interface LlmEndpoint {
   baseURL: string;
@@ -61,17 +62,7 @@ export function readJsonAnswer<T>(what: string, content: string | null | undefin
 }
 
 export function clientFor(endpoint: LlmEndpoint): OpenAI {
-  return new OpenAI({
-    baseURL: endpoint.baseURL,
-    // Local servers accept any key; the SDK insists on one, and the header is dropped when unset.
-    apiKey: endpoint.apiKey || 'unset',
-    defaultHeaders: endpoint.apiKey ? undefined : { Authorization: null },
-    adminAPIKey: null,
-    organization: null,
-    project: null,
-    timeout: endpoint.timeoutMs ?? 60_000,
-    maxRetries: endpoint.retries ?? 2,
-  });
+  return createOpenAIClient({ baseURL: endpoint.baseURL, apiKey: endpoint.apiKey, timeoutMs: endpoint.timeoutMs ?? 60_000, retries: endpoint.retries ?? 2 });
 }
 
 /**
@@ -112,12 +103,12 @@ export async function askJson<T>(
   throw last!;
 }
 
-function snippet(text: string): string {
+export function snippet(text: string): string {
   return text.length > 60 ? `${text.slice(0, 60)}...` : text;
 }
 
 /** Do the braces and brackets outside strings close? (An answer cut off mid-way leaves them open.) */
-function closes(text: string): boolean {
+export function closes(text: string): boolean {
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -132,10 +123,3 @@ function closes(text: string): boolean {
   return depth <= 0 && !inString;
 }
 
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return url;
-  }
-}

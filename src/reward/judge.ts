@@ -7,6 +7,8 @@ import OpenAI from 'openai';
 import { z } from 'zod';
 import type { Pack, Persona } from '../persona/schema.ts';
 import { RUBRIC, RUBRIC_KEYS, type ContextTurn, type RubricScores } from './rubric.ts';
+import { createOpenAIClient, hostOf } from '../speaker/openai-client.ts';
+import { closes, snippet } from '../eval/llm-json.ts';
 
 export interface JudgeInput {
   pack: Pack;
@@ -79,7 +81,7 @@ export function parseJudgeAnswer(content: string | null | undefined, count: numb
   try {
     parsed = JSON.parse(text.slice(start, end + 1 > start ? end + 1 : undefined));
   } catch (err) {
-    if (finishReason === 'length' || !balanced(text.slice(start)))
+    if (finishReason === 'length' || !closes(text.slice(start)))
       throw new JudgeAnswerError(
         `partial JSON: the answer stops after ${text.length} characters${finishReason === 'length' ? ' (the judge hit its token limit; raise MASCOT_JUDGE_MAX_TOKENS)' : ''}: "...${text.slice(-60)}"`,
         '',
@@ -108,25 +110,6 @@ export function parseJudgeAnswer(content: string | null | undefined, count: numb
   });
 }
 
-function snippet(text: string): string {
-  return text.length > 60 ? `${text.slice(0, 60)}...` : text;
-}
-
-/** Do braces and brackets outside strings close? (A cut-off answer leaves them open.) */
-function balanced(text: string): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (inString) {
-      if (ch === '\\') i++;
-      else if (ch === '"') inString = false;
-    } else if (ch === '"') inString = true;
-    else if (ch === '{' || ch === '[') depth++;
-    else if (ch === '}' || ch === ']') depth--;
-  }
-  return depth <= 0 && !inString;
-}
 
 /** The judge's instructions: the rubric, the persona card and the exact JSON shape. */
 export function judgeMessages(input: JudgeInput): OpenAI.ChatCompletionMessageParam[] {
@@ -185,8 +168,7 @@ export class LlmJudge implements Judge {
   constructor(private readonly options: LlmJudgeOptions) {
     this.name = options.model;
     this.host = hostOf(options.baseURL);
-    // Local servers accept any key; the SDK insists on one.
-    this.client = new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey || 'unused', timeout: options.timeoutMs ?? 60_000, maxRetries: options.retries ?? 2 });
+    this.client = createOpenAIClient({ baseURL: options.baseURL, apiKey: options.apiKey, timeoutMs: options.timeoutMs ?? 60_000, retries: options.retries ?? 2 });
   }
 
   async score(input: JudgeInput): Promise<JudgedCandidate[]> {
@@ -223,10 +205,3 @@ export class LlmJudge implements Judge {
   }
 }
 
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return url;
-  }
-}

@@ -7,6 +7,7 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUse
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import type { Logger } from '../log.ts';
 import { GenerationError, type GenerationRequest, type GenerationResult, type Generator } from './generator.ts';
+import { createOpenAIClient } from './openai-client.ts';
 
 export interface OpenAIGeneratorOptions {
   /** Base URL of the OpenAI-compatible API, usually ending in /v1. */
@@ -37,17 +38,7 @@ export class OpenAIGenerator implements Generator {
   constructor(private readonly options: OpenAIGeneratorOptions) {
     this.host = endpointHost(options.baseURL);
     const sdkLog = options.log.child({ component: 'openai-sdk' });
-    this.client = new OpenAI({
-      baseURL: options.baseURL,
-      // The SDK insists on a credential; without a key we give it a placeholder and drop the header.
-      apiKey: options.apiKey || 'unset',
-      defaultHeaders: options.apiKey ? undefined : { Authorization: null },
-      // Explicit nulls keep the SDK from picking up OPENAI_* variables meant for something else.
-      adminAPIKey: null,
-      organization: null,
-      project: null,
-      timeout: options.timeoutMs,
-      maxRetries: options.retries,
+    this.client = createOpenAIClient(options, {
       fetch: fetchWithWrappedErrors,
       // The SDK's own lines (retries, failures) go to our log at debug; the engine logs the outcome.
       logLevel: 'debug',
