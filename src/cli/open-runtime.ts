@@ -4,8 +4,13 @@ import { createLogger } from '../log.ts';
 import { createRuntime, type Runtime } from '../runtime.ts';
 import type { CommandContext } from './command.ts';
 
-export function openRuntime(ctx: CommandContext): Runtime {
+/**
+ * `interactive`: the console companion shares the terminal with the logs, so unless
+ * MASCOT_LOG_LEVEL says otherwise only warnings and errors are shown there.
+ */
+export function openRuntime(ctx: CommandContext, options: { interactive?: boolean } = {}): Runtime {
   const config = loadConfig(ctx.env);
-  const log = createLogger(config.MASCOT_LOG_LEVEL);
+  const quiet = options.interactive && !ctx.env.MASCOT_LOG_LEVEL?.trim();
+  const log = createLogger(quiet ? 'warn' : config.MASCOT_LOG_LEVEL);
   return createRuntime(config, log);
 }

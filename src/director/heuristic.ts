@@ -19,7 +19,7 @@ export const HEURISTIC_WEIGHTS = {
   phaseMatch: 2.0,
   phaseNear: 0.6,
   talkativeness: 1.0,
-  mentioned: 3.5,
+  mentioned: 5.0,
   repeatInRound: -2.0,
   recentStrategy: -0.8,
   spokeInRound: -0.8,

@@ -4,7 +4,7 @@ import { stringFlag, type Command, type CommandContext } from '../command.ts';
 import { openRuntime } from '../open-runtime.ts';
 
 export async function runConsole(ctx: CommandContext): Promise<number> {
-  const runtime = openRuntime(ctx);
+  const runtime = openRuntime(ctx, { interactive: true });
   try {
     const companion = new ConsoleCompanion(runtime, {
       input: ctx.stdin,
