@@ -33,7 +33,7 @@ const nextPhase = (p: Phase): Phase => PHASES[Math.min(PHASES.indexOf(p) + 1, PH
 
 export class HeuristicPolicy implements Policy {
   readonly id = 'heuristic';
-  readonly version = '2';
+  readonly version = '2.1';
 
   decide(state: DirectorState, rng: Rng) {
     const slots = actionSpace(state.pack);
