@@ -184,22 +184,25 @@ describe('labelled sets (numbers reported in docs/safety.md)', () => {
     });
   };
 
-  it('held-out sets: false positives on ordinary distress stay under 5%', async () => {
-    for (const file of fs.readdirSync(dir).filter((f) => f.startsWith('heldout-'))) {
-      const e = await run(file);
-      expect(e.fpDistress.value, file).toBeLessThan(0.05);
-      expect(e.counts.crisis, file).toBeGreaterThan(50);
-    }
+  // Only held-out sets already evaluated (docs/safety.md) are checked here: running the suite must
+  // not print figures of a set that is still waiting for its one evaluation.
+  it('held-out set B: false positives on ordinary distress stay under 5%', async () => {
+    const e = await run('heldout-b.jsonl');
+    expect(e.fpDistress.value).toBeLessThan(0.05);
+    expect(e.counts.crisis).toBeGreaterThan(50);
   });
 
-  it('held-out set H (never used to write rules) keeps its measured recall of 0.280, far below the target', async () => {
-    const e = await run('heldout-h.jsonl');
-    expect(e.recall.hits).toBeGreaterThanOrEqual(28);
+  it('set H, now development material: revision 7 catches the families it exposed, without new false positives', async () => {
+    const e = await run('dev-h.jsonl');
+    expect(e.recall.hits).toBeGreaterThanOrEqual(41);
     expect(e.recall.of).toBe(100);
+    expect(e.fpDistress.hits).toBeLessThanOrEqual(1);
   });
 
   it('development sets: the rules still do what they were written for', async () => {
-    for (const file of fs.readdirSync(dir).filter((f) => f.startsWith('dev'))) {
+    // dev-h was kept as written (most of its crises describe rather than state); the lexical
+    // classifier, not the rules, is meant to carry it (tests/safety-lexical.test.ts).
+    for (const file of fs.readdirSync(dir).filter((f) => f.startsWith('dev') && f !== 'dev-h.jsonl')) {
       const e = await run(file);
       expect(e.recall.value, file).toBeGreaterThanOrEqual(0.98);
       expect(e.fpAll.hits, file).toBe(0);

@@ -32,23 +32,26 @@ describe('mascot safety classify', () => {
   it('--explain shows category, patterns and why others were cancelled', async () => {
     const r = await run(['safety', 'classify', '--explain'], "I'm not suicidal\nI want to die\n");
     const [first, second] = r.stdout.trim().split('\n');
-    expect(first).toBe('ok\t-\trules\t-\tsuicide.suicidal(negated)');
+    expect(first).toMatch(/^ok\t-\trules\t-\tsuicide\.suicidal\(negated\)\tlexical:0\.\d{3}\/0\.\d{3}\(vetoed: negated\)$/);
     expect(second).toMatch(/^crisis\tsuicide\trules\t\S*suicide\.want-to-die/);
   });
 });
 
 describe('mascot safety eval', () => {
   it('reports recall and false-positive rates with intervals, and exits 3 below the asked targets', async () => {
-    const file = path.resolve(import.meta.dirname, '../datasets/safety/heldout-h.jsonl');
-    const r = await run(['safety', 'eval', '--file', file]);
+    const file = path.resolve(import.meta.dirname, '../datasets/safety/dev-h.jsonl');
+    const r = await run(['safety', 'eval', '--rules-only', '--file', file]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/240 messages \(100 crisis, 80 ordinary distress, 60 other\)/);
-    expect(r.stdout).toMatch(/crisis recall: +0\.280 \(28\/100; 95% CI 0\.201-0\.375\)/);
-    expect(r.stdout).toMatch(/false positives, distress: +3\.8% \(3\/80\)/);
-    const strict = await run(['safety', 'eval', '--file', file, '--min-recall', '0.95', '--max-fp', '0.05']);
+    expect(r.stdout).toMatch(/crisis recall: +0\.410 \(41\/100; 95% CI 0\.319-0\.508\)/);
+    expect(r.stdout).toMatch(/false positives, distress: +1\.3% \(1\/80\)/);
+    const strict = await run(['safety', 'eval', '--rules-only', '--file', file, '--min-recall', '0.95', '--max-fp', '0.05']);
     expect(strict.code).toBe(3);
-    const json = await run(['safety', 'eval', '--json', file]);
-    expect(JSON.parse(json.stdout)).toMatchObject({ total: 240, recall: { hits: 28, of: 100 } });
+    const json = await run(['safety', 'eval', '--rules-only', '--json', file]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ total: 240, recall: { hits: 41, of: 100 } });
+    // With the lexical classifier (trained on dev-h among the others, so this is training data).
+    const both = await run(['safety', 'eval', '--json', file]);
+    expect(JSON.parse(both.stdout).recall.hits).toBeGreaterThan(41);
   });
 
   it('reports every bad line with its number, keeps evaluating the good ones, and exits 1', async () => {

@@ -10,6 +10,7 @@ import type { Store } from '../store/store.ts';
 import { CrisisRules } from './classifier.ts';
 import { CrisisDetector } from './detector.ts';
 import { createSafetyGate, type Gate } from './gate.ts';
+import { DEFAULT_LEXICAL_MODEL, LexicalClassifier } from './lexical.ts';
 import { ModelSafetyCheck } from './model-check.ts';
 import { languagesFor } from './patterns/index.ts';
 import { SafetyStore } from './store.ts';
@@ -17,7 +18,9 @@ import { SafetyStore } from './store.ts';
 /** The detector the configuration asks for; throws naming the variable when it cannot be built. */
 export function detectorFromConfig(config: Config, log: Logger): CrisisDetector {
   const rules = new CrisisRules(languagesFor(config.MASCOT_SAFETY_LANGUAGES));
-  if (config.MASCOT_SAFETY_MODEL_CHECK === 'off') return new CrisisDetector({ rules });
+  // The learned classifier is trained on English; other languages rely on their rules.
+  const lexical = rules.languages.some((l) => l.code === 'en') ? LexicalClassifier.load(DEFAULT_LEXICAL_MODEL) : undefined;
+  if (config.MASCOT_SAFETY_MODEL_CHECK === 'off') return new CrisisDetector({ rules, ...(lexical ? { lexical } : {}) });
   const baseURL = config.MASCOT_SAFETY_BASE_URL ?? config.MASCOT_LLM_BASE_URL;
   const model = config.MASCOT_SAFETY_MODEL ?? config.MASCOT_LLM_MODEL;
   if (!baseURL) throw new Error(`MASCOT_SAFETY_MODEL_CHECK=${config.MASCOT_SAFETY_MODEL_CHECK} needs MASCOT_SAFETY_BASE_URL or MASCOT_LLM_BASE_URL`);
@@ -25,6 +28,7 @@ export function detectorFromConfig(config: Config, log: Logger): CrisisDetector 
   let lastWarned = 0;
   return new CrisisDetector({
     rules,
+    ...(lexical ? { lexical } : {}),
     mode: config.MASCOT_SAFETY_MODEL_CHECK,
     model: new ModelSafetyCheck({ baseURL, apiKey: config.MASCOT_SAFETY_API_KEY ?? config.MASCOT_LLM_API_KEY, model, timeoutMs: config.MASCOT_SAFETY_TIMEOUT_MS }),
     onModelProblem: (problem) => {

@@ -12,7 +12,7 @@ export interface SafetyEventRow {
   /** Absent when the author opted out of logging. */
   authorId?: string;
   category: CrisisCategory | 'unspecified';
-  source: 'rules' | 'model';
+  source: 'rules' | 'lexical' | 'model';
   patterns: string[];
   responded: boolean;
   alerted: boolean;
@@ -42,7 +42,7 @@ interface EventDbRow {
   messageId: string;
   authorId: string | null;
   category: CrisisCategory | 'unspecified';
-  source: 'rules' | 'model';
+  source: 'rules' | 'lexical' | 'model';
   patterns: string;
   responded: number;
   alerted: number;

@@ -1,12 +1,14 @@
 // `mascot safety ...`: the crisis classifier from the command line, its evaluation on labelled
 // sets, the documented patterns, recent crisis events, and per-server safety settings.
 import fs from 'node:fs';
+import path from 'node:path';
 import readline from 'node:readline';
 import { loadConfig } from '../../config.ts';
 import { createLogger } from '../../log.ts';
 import { CrisisRules } from '../../safety/classifier.ts';
 import { CrisisDetector, type CrisisVerdict } from '../../safety/detector.ts';
 import { evaluate, parseLabelledSet, type Evaluation } from '../../safety/evaluation.ts';
+import { DEFAULT_LEXICAL_MODEL, developmentSetFiles, SAFETY_DATASETS, trainLexical } from '../../safety/lexical.ts';
 import { languagesFor } from '../../safety/patterns/index.ts';
 import { detectorFromConfig } from '../../safety/setup.ts';
 import { ALL_SPACES, SafetyStore } from '../../safety/store.ts';
@@ -26,29 +28,40 @@ function switchOn(ctx: CommandContext, name: string): boolean {
   return ctx.flags[name] === true;
 }
 
-/** Rules only unless --model: then the configured model check too (MASCOT_SAFETY_MODEL_CHECK, or 'all'). */
+/**
+ * Rules and the lexical classifier, as the gate runs them; --rules-only leaves the classifier out;
+ * --model adds the configured model check (MASCOT_SAFETY_MODEL_CHECK, or 'all').
+ */
 function detectorFor(ctx: CommandContext): CrisisDetector {
   const config = loadConfig(ctx.env);
-  if (!switchOn(ctx, 'model')) return new CrisisDetector({ rules: new CrisisRules(languagesFor(config.MASCOT_SAFETY_LANGUAGES)) });
+  const log = createLogger(config.MASCOT_LOG_LEVEL);
+  if (switchOn(ctx, 'rules-only')) return new CrisisDetector({ rules: new CrisisRules(languagesFor(config.MASCOT_SAFETY_LANGUAGES)) });
+  if (!switchOn(ctx, 'model')) return detectorFromConfig({ ...config, MASCOT_SAFETY_MODEL_CHECK: 'off' }, log);
   const mode = config.MASCOT_SAFETY_MODEL_CHECK === 'off' ? 'all' : config.MASCOT_SAFETY_MODEL_CHECK;
-  return detectorFromConfig({ ...config, MASCOT_SAFETY_MODEL_CHECK: mode }, createLogger(config.MASCOT_LOG_LEVEL));
+  return detectorFromConfig({ ...config, MASCOT_SAFETY_MODEL_CHECK: mode }, log);
 }
 
 function explain(v: CrisisVerdict): string {
   const kept = v.rules.hits.map((h) => `${h.patternId}`);
   const cancelled = v.rules.suppressed.map((s) => `${s.patternId}(${s.suppressedBy})`);
+  const lexical = v.lexical ? `lexical:${v.lexical.score.toFixed(3)}/${v.lexical.threshold.toFixed(3)}${v.lexical.vetoedBy ? `(vetoed: ${v.lexical.vetoedBy})` : ''}` : '';
   const model = v.model ? `model:${v.model.label ?? `unavailable (${v.model.problem})`}` : '';
-  return [v.label, v.category ?? '-', v.source, kept.join(',') || '-', cancelled.join(',') || '-', model].filter(Boolean).join('\t');
+  return [v.label, v.category ?? '-', v.source, kept.join(',') || '-', cancelled.join(',') || '-', lexical, model].filter(Boolean).join('\t');
 }
 
 const classify: Command = {
   name: 'safety classify',
   summary: 'label messages from stdin, one per line: crisis or ok',
-  usage: `Usage: mascot safety classify [--explain] [--model]
+  usage: `Usage: mascot safety classify [--explain] [--rules-only] [--model]
 
 Reads one message per line on stdin and prints one label per line, in order: "crisis" or "ok".
-  --explain  print tab-separated: label, category, source, patterns that counted, patterns cancelled
-             (with the reason: negated, past, media, information, hyperbole, ...), model answer
+The crisis rules decide first; the lexical classifier (models/safety-lexical.json) adds a crisis
+when its score reaches its threshold and no negation, fiction, news, information, hyperbole, past,
+accident or play cancellation in the rules vetoes it.
+  --explain     print tab-separated: label, category, source, patterns that counted, patterns
+                cancelled (with the reason: negated, past, media, ...), the classifier's
+                score/threshold (and veto), model answer
+  --rules-only  leave the lexical classifier out
   --model    also ask the configured model check (MASCOT_SAFETY_BASE_URL or MASCOT_LLM_BASE_URL, and
              MASCOT_SAFETY_MODEL or MASCOT_LLM_MODEL); it can only add crisis labels
 Example:  printf 'I want to kill myself\\nthis traffic is killing me\\n' | mascot safety classify`,
@@ -57,7 +70,7 @@ Example:  printf 'I want to kill myself\\nthis traffic is killing me\\n' | masco
     const explained = switchOn(ctx, 'explain');
     const rl = readline.createInterface({ input: ctx.stdin, terminal: false, crlfDelay: Infinity });
     for await (const line of rl) {
-      const verdict = detector.mode !== 'off' ? await detector.classify(line) : detector.classifyByRules(line);
+      const verdict = detector.mode !== 'off' ? await detector.classify(line) : detector.classifyLocally(line);
       ctx.stdout.write(`${explained ? explain(verdict) : verdict.label}\n`);
     }
     return 0;
@@ -87,13 +100,14 @@ function report(file: string, e: Evaluation, showMisses: boolean): string {
 const evaluateCommand: Command = {
   name: 'safety eval',
   summary: 'crisis recall and false-positive rates on a labelled JSONL set',
-  usage: `Usage: mascot safety eval --file F [--file G ...] [--misses] [--json] [--model] [--min-recall R --max-fp P]
+  usage: `Usage: mascot safety eval --file F [--file G ...] [--misses] [--json] [--rules-only] [--model] [--min-recall R --max-fp P]
 
 Each line of F is {"text": "...", "label": "crisis" | "distress" | "other"} (an optional "category"
 breaks recall down). Prints recall on crisis and the false-positive rates on ordinary distress, on
 other messages and on both. Lines that are not valid are reported with their line number and skipped.
   --misses          list every missed crisis and every false positive
   --json            one JSON object per file instead of text
+  --rules-only      the rules without the lexical classifier
   --model           also ask the configured model check (see mascot safety classify --help)
   --min-recall R    exit 3 when recall is below R (e.g. 0.95)
   --max-fp P        exit 3 when the distress false-positive rate is P or more (e.g. 0.05)
@@ -127,7 +141,7 @@ The sets in datasets/safety/ and what each was used for are described in docs/sa
         ctx.stderr.write(`mascot safety eval: ${file} holds no valid examples\n`);
         continue;
       }
-      const e = await evaluate(set.examples, (t) => (detector.mode !== 'off' ? detector.classify(t) : detector.classifyByRules(t)));
+      const e = await evaluate(set.examples, (t) => (detector.mode !== 'off' ? detector.classify(t) : detector.classifyLocally(t)));
       missedTarget ||= (e.recall.of > 0 && e.recall.value < minRecall) || (e.fpDistress.of > 0 && e.fpDistress.value >= maxFp);
       ctx.stdout.write(asJson ? `${JSON.stringify({ file, ...e })}\n` : `${report(file, e, showMisses)}\n`);
     }
@@ -251,4 +265,39 @@ discord:* for every server of a platform. Without options, prints the effective 
   },
 };
 
-export default [classify, evaluateCommand, patterns, events, space];
+const train: Command = {
+  name: 'safety train',
+  summary: 'train the lexical crisis classifier on the development sets',
+  usage: `Usage: mascot safety train [--out F] [--check]
+
+Trains the lexical crisis classifier (logistic regression over hashed word uni/bi-grams) on every
+datasets/safety/dev*.jsonl file, never on a held-out set, chooses its threshold by 5-fold
+cross-validation so that out-of-fold false positives on ordinary distress stay at or under 2%, and
+writes the weights (default models/safety-lexical.json). Training is deterministic.
+  --out F    write the weights to F instead
+  --check    write nothing; exit 3 when a fresh training differs from the shipped weights`,
+  async run(ctx) {
+    const check = switchOn(ctx, 'check');
+    const out = stringFlag(ctx.flags, 'out') ?? DEFAULT_LEXICAL_MODEL;
+    const files = developmentSetFiles();
+    const examples = files.flatMap((f) => {
+      const set = parseLabelledSet(fs.readFileSync(path.join(SAFETY_DATASETS, f), 'utf8'), f);
+      if (set.problems.length > 0) throw new UsageError(`fix the development set first:\n${set.problems.join('\n')}`);
+      return set.examples;
+    });
+    const model = trainLexical(examples, files);
+    const json = `${JSON.stringify(model)}\n`;
+    const cv = model.training.crossValidation;
+    const summary = `${examples.length} examples from ${files.length} development sets; threshold ${model.threshold} (out-of-fold recall ${cv.recall}, false positives distress ${cv.fpDistress}, other ${cv.fpOther}); ${model.weights.length} non-zero weights`;
+    if (check) {
+      const same = fs.existsSync(out) && fs.readFileSync(out, 'utf8') === json;
+      ctx.stdout.write(`${same ? 'identical to' : 'DIFFERS from'} ${out}: ${summary}\n`);
+      return same ? 0 : 3;
+    }
+    fs.writeFileSync(out, json);
+    ctx.stdout.write(`wrote ${out}: ${summary}\n`);
+    return 0;
+  },
+};
+
+export default [classify, evaluateCommand, train, patterns, events, space];

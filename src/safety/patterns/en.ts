@@ -22,11 +22,11 @@ const t = template({
   // "beat him at chess", "beat my sister in the final": winning, not violence.
   contest: String.raw`\s+(?:at|in)\s+(?:a\s+|an\s+|the\s+|our\s+|this\s+|their\s+)?(?:\w+\s+)?(?:chess|cards|games?|match|matches|race|round|tennis|poker|pool|darts|golf|fifa|monopoly|scrabble|mario\s*kart|fortnite|arm\s+wrestling|trivia|quiz|rematch|finals?|tournament)\b`,
   violence: String.raw`stab|stabbing|shoot|shooting|strangle|strangling|choke|choking|poison|poisoning|beat|beating|attack|attacking|hurt|hurting|slit|slitting|torture|torturing|smother|smothering|drown|drowning|shank|shanking`,
-  pills: String.raw`pills?|meds|medications?|medicines?|tablets?|sleeping\s+pills|painkillers|antidepressants|prescriptions?|tylenol|paracetamol|acetaminophen|ibuprofen|insulin|(?:the\s+)?(?:whole\s+|entire\s+)?bottle|(?:the\s+)?medicine\s+cabinet`,
+  pills: String.raw`pills?|meds|medications?|medicines?|tablets?|sleeping\s+pills|painkillers|antidepressants|prescriptions?|tylenol|paracetamol|acetaminophen|ibuprofen|insulin|morphine|tramadol|codeine|co-codamol|oxycodone|fentanyl|diazepam|(?:the\s+)?(?:whole\s+|entire\s+)?bottle|(?:the\s+)?medicine\s+cabinet`,
   place: String.raw`bridge|roof|rooftop|building|train|bus|truck|traffic|cliff|balcony|platform|ledge|window|tower|highway|overpass|subway|tracks|car\s+park|parking\s+garage`,
   // Dying or death as the writer's own end, without the idioms ("dying to see it", "bored to death",
   // "die of embarrassment", "die laughing").
-  death: String.raw`die(?!\s+(?:my|your|his|her|the|their)\s+hair|\s+(?:of|from)\s+(?:embarrassment|boredom|laughter|laughing|cringe|shame|stress|heat|cold|hunger|thirst|exhaustion|curiosity|cuteness|happiness|excitement|old\s+age|jealousy)|\s+laughing|\s+for\s+(?:a|some|this|that|it)\b|\s+inside|\s+down|\s+hard|\s+out)|dying(?!\s+(?:to|for|of|inside|laughing|here|out|down))|be\s+dead|being\s+dead|my\s+(?:own\s+)?death|suicide|kill(?:ing)?\s+myself|end(?:ing)?\s+(?:my\s+(?:own\s+)?life|it\s+all|it(?!\s+with))|take\s+my\s+(?:own\s+)?life|not\s+(?:wake|waking)\s+up|not\s+be(?:ing)?\s+(?:alive|here\s+anymore|around\s+anymore)|stop(?:ping)?\s+existing|not\s+exist(?:ing)?|off(?:ing)?\s+myself|overdos(?:e|ing)|hang(?:ing)?\s+myself|gone\s+(?:forever|for\s+good|permanently)|gone(?=\s*(?:[.!?,;]|$))|out\s+(?:permanently|for\s+good|forever)|by\s+my\s+own\s+hands?|finish\s+(?:it|it\s+all|myself)(?!\s+(?:tonight|today|tomorrow|later|first|off))(?=\s*(?:[.!?,;]|$|\s+(?:for\s+good|once|now)))`,
+  death: String.raw`die(?!\s+(?:my|your|his|her|the|their)\s+hair|\s+(?:of|from)\s+(?:embarrassment|boredom|laughter|laughing|cringe|shame|stress|heat|cold|hunger|thirst|exhaustion|curiosity|cuteness|happiness|excitement|old\s+age|jealousy)|\s+laughing|\s+for\s+(?:a|some|this|that|it)\b|\s+inside|\s+down|\s+hard|\s+out|\s+young\s+like)|dying(?!\s+(?:to|for|of|inside|laughing|here|out|down))|be\s+dead|being\s+dead|my\s+(?:own\s+)?death|suicide|kill(?:ing)?\s+myself|end(?:ing)?\s+(?:my\s+(?:own\s+)?life|it\s+all|it(?!\s+with))|take\s+my\s+(?:own\s+)?life|not\s+(?:wake|waking)\s+up|not\s+be(?:ing)?\s+(?:alive|here\s+anymore|around\s+anymore)|stop(?:ping)?\s+existing|not\s+exist(?:ing)?|off(?:ing)?\s+myself|overdos(?:e|ing)|hang(?:ing)?\s+myself|gone\s+(?:forever|for\s+good|permanently)|gone(?=\s*(?:[.!?,;]|$))|out\s+(?:permanently|for\s+good|forever)|by\s+my\s+own\s+hands?|finish\s+(?:it|it\s+all|myself)(?!\s+(?:tonight|today|tomorrow|later|first|off))(?=\s*(?:[.!?,;]|$|\s+(?:for\s+good|once|now)))`,
   // Wanting, planning or weighing one's death; "the only way out", "a favour to everyone".
   cue: String.raw`(?:i'd|would|i\s+would)\s+(?:love|like)\s+to|can't\s+wait\s+to|looking\s+forward\s+to|need\s+to|have\s+to|want|wanting|wanted|wish|wishing|hope|hoping|plan|planning|planned|ready|decided|deciding|deserve|long\s+for|longing\s+for|crave|craving|(?:think|thinking|thought|thoughts|dream|dreaming|fantasi[sz]e|fantasi[sz]ing|obsess|obsessing)\s+(?:about|of)|keep\s+thinking|can't\s+stop\s+thinking|considering|contemplating|i'm\s+(?:(?!not\b|never\b|no\b)\S+\s+)?(?:going\s+to|about\s+to)|i'll|tempted|urge|urges|only\s+(?:way|option|answer|solution|choice|escape)(?:\s+out)?|way\s+out|except|better\s+off|easier|relief|peace|peaceful|favou?r|finally`,
   // Small words that may stand between a cue and a death term without changing who dies.
@@ -698,6 +698,70 @@ const patterns: CrisisPattern[] = [
     minor: true,
     example: "A man online keeps asking for nude pics and I'm 13",
   },
+  // --- revision 7: families set H exposed (now dev-h) -----------------------------------------
+  {
+    id: 'suicide.euphemism',
+    category: 'suicide',
+    note: 'euphemisms for one\'s own death: out of the picture, opting out or checking out for good, removing oneself from the equation, catching the bus (forum "ctb")',
+    re: /\b(?:once|when|after|if)\s+i'm\s+(?:out\s+of\s+the\s+picture|off\s+the\s+scene)\b|\bopt(?:ing)?\s+out\s+(?:of\s+(?:it|life|living|everything|this\s+life|existence)\s+)?(?:for\s+good|permanently|forever)\b|\bremov(?:e|ing)\s+myself\s+from\s+(?:the\s+equation|the\s+picture|this\s+world|existence|everyone's\s+lives)\b|\bctb\b|\bcatch(?:ing)?\s+the\s+bus\s+(?:soon|tonight|tomorrow|for\s+good)\b|\bbring\s+(?:it|my\s+life|it\s+all)\s+to\s+a\s+close\b/g,
+    negatable: true,
+    timely: true,
+    firstPerson: true,
+    example: "Everyone's lives get easier once I'm out of the picture",
+  },
+  {
+    id: 'suicide.method-situation',
+    category: 'suicide',
+    note: 'a method described rather than named: a number of pills swallowed, a car running in a shut garage, the gas on with the windows shut, turning the wheel into a wall or off a viaduct, walking into the sea or the cold to stay',
+    re: t(
+      String.raw`\b(?:swallowed|took|taken|downed|necked)\s+(?:about\s+|around\s+|like\s+|over\s+)?(?:\d{2,3}|twenty|thirty|forty|fifty|all\s+(?:of\s+)?(?:my|the))\s+(?:\w+\s+)?(?:{pills})\b|\b(?:car|engine)\s+(?:\w+\s+){0,2}?running\s+in\s+the\s+(?:\w+\s+)?garage\b|\blet\s+the\s+car\s+run\s+in\s+the\s+garage\b|\bgas\s+is\s+on\s+and\s+the\s+windows\s+are\s+(?:shut|closed)\b|\bturn(?:ing)?\s+the\s+wheel\b[^.!?]{0,40}\b(?:nearly|almost|want|wanted|today|tonight|keep|every\s+time)\b|\b(?:walk|walking|swim|swimming)\s+(?:out\s+)?into\s+the\s+(?:sea|ocean|lake|river|snow|cold)\s+and\s+(?:not|never)\s+(?:come|coming|turn|turning)\s+back\b`,
+    ),
+    negatable: true,
+    timely: true,
+    example: 'I swallowed about 30 paracetamol an hour ago',
+  },
+  {
+    id: 'self-harm.described',
+    category: 'self-harm',
+    note: 'self-injury told through its tools or wounds: picking scars open, cuts deep enough for stitches, a compass, candle or lighter on the skin, "sh" urges',
+    re: /\bpick(?:ing|ed)?\s+(?:at\s+)?(?:my\s+)?(?:scars|scabs|wounds)\s+(?:open|until|till)\b|\b(?:went|go|cut)\s+(?:too\s+|so\s+)?deep\s+(?:enough\s+)?(?:that\s+)?i\s+(?:might|may|will|probably)?\s*need(?:ed)?\s+stitches\b|\b(?:compass|candle|lighter|sharpener\s+blade|safety\s+pin|hairbrush)\s+(?:on|into|against|to)\s+my\s+(?:skin|arms?|legs?|thighs?|wrists?|hands?|stomach)\b|\bsh\s+(?:urges?|again|relapse\w*)\b|\brelaps\w*\s+(?:on|with|into)\s+sh\b/g,
+    negatable: true,
+    timely: true,
+    example: "I've been picking my scars open again",
+  },
+  {
+    id: 'harm-others.described',
+    category: 'harm-others',
+    note: 'harm to another described rather than declared: a blade and someone\'s neck or throat in mind, setting a house alight with the person inside, making someone suffer',
+    re: t(
+      String.raw`\b(?:sharpen\w*|holding|hold|carry\w*)\s+(?:a|the|my)\s+(?:knife|blade|machete)\b[^.!?]{0,60}\b(?:neck|throat)\b|\b(?:torch|burn\s+down|set\s+fire\s+to)\s+(?:[\w']+\s+){0,3}?(?:house|flat|home|car)\s+with\s+(?:him|her|them|(?:the\s+)?(?:kids|family))\s+(?:still\s+)?in(?:side)?\b|\bmake\s+(?:{target})\s+suffer\b[^.!?]{0,80}\b(?:know\s+where|i\s+know|waiting|tonight|plan)\b`,
+    ),
+    negatable: true,
+    timely: true,
+    hyperbole: 'joke-or-conditional',
+    example: "I'm going to torch my landlord's house with him in it",
+  },
+  {
+    id: 'abuse.coercion',
+    category: 'abuse',
+    note: 'abuse other than hitting: forced sex, drugging, being tied up or held under water, money, wages, pension or papers taken and contact controlled',
+    re: t(
+      String.raw`\bforced\s+(?:himself|herself|themselves)\s+on\s+me\b|\b{abuser}\s+(?:\w+\s+){0,2}?(?:drugg(?:ed|ing)|spik(?:ed|ing)|put\s+something\s+in)\s+(?:me|my\s+drinks?)\b|\b(?:tied|ties|tie)\s+me\s+up\b|\bheld\s+my\s+head\s+under\b|\b{abuser}\s+(?:\w+\s+){0,2}?(?:takes?|took|controls?|keeps?|kept|has)\s+(?:all\s+)?my\s+(?:money|wages|pay|pension|benefits|bank\s+cards?|passport|papers)\b[^.!?]{0,80}\b(?:won't\s+let|not\s+allowed|if\s+i|locks?|threaten\w*|says\s+(?:he|she|they)|scared|frightened)\b|\b(?:won't|doesn't|don't)\s+let\s+me\s+(?:see\s+(?:a\s+doctor|my\s+(?:friends|family|kids))|leave\s+the\s+house|have\s+my\s+(?:own\s+)?(?:phone|money))\b`,
+    ),
+    timely: true,
+    example: 'He forced himself on me',
+  },
+  {
+    id: 'third-party.in-danger',
+    category: 'third-party',
+    note: 'someone close in a dangerous situation rather than saying something: on a roof, ledge or bridge edge, in the bath with a razor, locked in with a gun, gone silent after a goodbye',
+    re: t(
+      String.raw`\b{close}\s+(?:\w+\s+){0,3}?(?:is|was|'s)\s+(?:standing\s+|sitting\s+)?(?:on\s+the\s+(?:edge\s+of\s+(?:the\s+)?)?(?:roof|ledge|bridge|cliff|railing|tracks)|in\s+the\s+bath\s+with\s+(?:a|the)\s+(?:razor|blade|knife))\b|\b{close}\s+(?:\w+\s+){0,3}?locked\s+(?:him|her|them)sel(?:f|ves)\s+in\b[^.!?]{0,40}\b(?:rifle|shotgun|gun|blade|razor|knife|pills)\b|\b{close}\s+(?:\w+\s+){0,4}?(?:note|message|text)\s+(?:saying|that\s+said)\s+(?:sorry|goodbye)\b`,
+    ),
+    negatable: true,
+    timely: true,
+    example: 'My brother is on the roof of his building and won\'t answer me',
+  },
 ];
 
 export const english: Language = {
@@ -748,7 +812,7 @@ export const english: Language = {
   // "I don't really want to", "I'm not going to". Other words in between ("I don't know why I
   // want to die") break the negation's scope.
   negationBefore:
-    /(?:\bnot|\bnever|n't|\bno\s+longer|\bno\s+way\s+(?:i|i'd|i'll|i'm))\s+(?:(?:really|even|ever|actually|at\s+all|seriously|literally|honestly|going\s+to|planning\s+to|trying\s+to|about\s+to|want\s+to|wanting\s+to|be|being|feeling|feel|feel\s+like|am|have|had|been|will|would|think|thinking|of|about|to|like|got\s+to|considering|considered|planning|plan|intend\s+to|going|do\s+anything\s+like|a\s+danger\s+to|currently|anymore|ever\s+going\s+to)\s+){0,4}$/,
+    /(?:\bnot|\bnever|n't|\bno\s+longer|\bno\s+(?:plans?|intention|intent|desire|wish)|\bno\s+way\s+(?:i|i'd|i'll|i'm))\s+(?:(?:really|even|ever|actually|at\s+all|seriously|literally|honestly|going\s+to|planning\s+to|trying\s+to|about\s+to|want\s+to|wanting\s+to|be|being|feeling|feel|feel\s+like|am|have|had|been|will|would|think|thinking|of|about|to|like|got\s+to|considering|considered|planning|plan|intend\s+to|going|do\s+anything\s+like|a\s+danger\s+to|currently|anymore|ever\s+going\s+to)\s+){0,4}$/,
   clauseBoundary: /[,;:]|\s(?:but|though|although|however|yet|except|whereas)\s|\s[-\u2013\u2014]\s/,
   frames: {
     media:
