@@ -100,6 +100,19 @@ describe('the gate: rules OR classifier', () => {
   });
 });
 
+describe('held-out set I (evaluated once, after revision 7 and the classifier were committed; docs/safety.md)', () => {
+  it('keeps its measured figures: recall 68/100, rules alone 46/100, distress false positives 2/80', async () => {
+    const set = parseLabelledSet(fs.readFileSync(path.join(SAFETY_DATASETS, 'heldout-i.jsonl'), 'utf8'), 'heldout-i.jsonl');
+    expect(set.problems).toEqual([]);
+    const gate = await evaluate(set.examples, (t) => detector.classifyLocally(t));
+    const rulesAlone = await evaluate(set.examples, (t) => new CrisisDetector().classifyLocally(t));
+    expect(gate.recall.of).toBe(100);
+    expect(gate.recall.hits).toBeGreaterThanOrEqual(68);
+    expect(gate.fpDistress.hits).toBeLessThanOrEqual(2);
+    expect(rulesAlone.recall.hits).toBeGreaterThanOrEqual(46);
+  });
+});
+
 describe('the weights file', () => {
   it('a missing, corrupt or mismatched file is refused with its path and what is wrong', () => {
     const dir = tempDir();

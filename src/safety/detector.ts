@@ -55,7 +55,7 @@ export class CrisisDetector {
     this.mode = options.model ? (options.mode ?? 'watch') : 'off';
   }
 
-  /** The rules' verdict alone (synchronous; `mascot safety classify` without --model). */
+  /** The rules' verdict alone (`mascot safety classify --rules-only`). */
   classifyByRules(text: string): CrisisVerdict {
     const rules = this.rules.classify(text);
     return {

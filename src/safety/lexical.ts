@@ -111,10 +111,7 @@ export class LexicalClassifier {
 
   /** Probability-like crisis score in (0, 1). */
   score(text: string): number {
-    const bag = lexicalFeatures(text, this.hasher, this.language);
-    let z = this.file.bias;
-    for (let i = 0; i < bag.ids.length; i++) z += this.weights[bag.ids[i]!]! * bag.weights[i]!;
-    return sigmoid(z);
+    return scoreWith({ bias: this.file.bias, weights: this.weights }, lexicalFeatures(text, this.hasher, this.language));
   }
 
   /** Read and check a weights file; the error names the file and what is wrong. */
