@@ -3,6 +3,7 @@
 // it never clears a message the rules flagged (see detector.ts). Any failure (unreachable,
 // timeout, an answer that is neither word) is reported as `undefined`, never guessed.
 import OpenAI from 'openai';
+import { createOpenAIClient, hostOf } from '../speaker/openai-client.ts';
 
 export interface ModelCheckOptions {
   baseURL: string;
@@ -31,18 +32,8 @@ export class ModelSafetyCheck {
   private readonly client: OpenAI;
 
   constructor(private readonly options: ModelCheckOptions) {
-    this.client = new OpenAI({
-      baseURL: options.baseURL,
-      // The SDK insists on a credential; without a key it gets a placeholder and the header is dropped.
-      apiKey: options.apiKey || 'unset',
-      defaultHeaders: options.apiKey ? undefined : { Authorization: null },
-      adminAPIKey: null,
-      organization: null,
-      project: null,
-      timeout: options.timeoutMs,
-      // One attempt: the gate must answer quickly, and the rules already gave their verdict.
-      maxRetries: 0,
-    });
+    // One attempt: the gate must answer quickly, and the rules already gave their verdict.
+    this.client = createOpenAIClient({ baseURL: options.baseURL, apiKey: options.apiKey, timeoutMs: options.timeoutMs, retries: 0 });
   }
 
   get model(): string {
@@ -73,11 +64,3 @@ export class ModelSafetyCheck {
   }
 }
 
-/** host:port only, so no path or credential in a URL ends up in a log line. */
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return 'the configured endpoint';
-  }
-}
