@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import { z } from 'zod';
 import type { FeatureLayout } from './features.ts';
 import { DirectorNetwork, type NetworkShape } from './network.ts';
-import { decodeModel, encodeModel, initializer, node, OnnxModelError, readInitializer, valueInfo } from './onnx.ts';
+import { decodeModel, encodeModel, initializer, loadInitializers, node, OnnxModelError, valueInfo } from './onnx.ts';
 
 export const DIRECTOR_KIND = 'mascot-director';
 
@@ -142,11 +142,7 @@ export function decodeDirector(bytes: Uint8Array, where: string): { net: Directo
   const info = readDirectorInfo(bytes, where);
   const model = decodeModel(bytes, where);
   const net = new DirectorNetwork(info.shape);
-  for (const p of net.params) {
-    const { data } = readInitializer(model, p.name);
-    if (data.length !== p.value.length) throw new OnnxModelError(`${where}: weight ${p.name} has ${data.length} values, the shape in its metadata needs ${p.value.length}`);
-    p.value.set(data);
-  }
+  loadInitializers(model, net.params, where);
   return { net, info };
 }
 

@@ -130,6 +130,15 @@ export function readMetadata(bytes: Uint8Array, where = 'model'): Record<string,
   return Object.fromEntries(model.metadataProps.map((p) => [p.key, p.value]));
 }
 
+/** Copy a model's initializers into parameters of the same names, checking each size. */
+export function loadInitializers(model: onnxProto.onnx.ModelProto, params: readonly { name: string; value: Float32Array | Float64Array }[], where: string): void {
+  for (const p of params) {
+    const { data } = readInitializer(model, p.name);
+    if (data.length !== p.value.length) throw new OnnxModelError(`${where}: weight ${p.name} has ${data.length} values, the shape in its metadata needs ${p.value.length}`);
+    p.value.set(data);
+  }
+}
+
 /** A named initializer of a model as numbers (float, int32 or int64; raw or typed fields). */
 export function readInitializer(model: onnxProto.onnx.ModelProto, name: string): { dims: number[]; data: Float64Array } {
   const t = model.graph?.initializer?.find((i) => i.name === name);

@@ -14,7 +14,7 @@
 import fs from 'node:fs';
 import { z } from 'zod';
 import { DirectorNetwork, type NetworkShape } from '../learn/network.ts';
-import { createSession, decodeModel, encodeModel, initializer, node, OnnxModelError, ort, readInitializer, valueInfo, type ExecutionProvider } from '../learn/onnx.ts';
+import { createSession, decodeModel, encodeModel, initializer, loadInitializers, node, OnnxModelError, ort, readInitializer, valueInfo, type ExecutionProvider } from '../learn/onnx.ts';
 import { DENSE_NAMES, REWARD_FEATURE_VERSION, RewardFeaturizer, type RewardFeatures } from './features.ts';
 import type { ContextTurn } from './rubric.ts';
 
@@ -148,11 +148,7 @@ export function decodeRewardNetwork(bytes: Uint8Array, where: string): { net: Di
   const info = readRewardInfo(bytes, where);
   const model = decodeModel(bytes, where);
   const net = new DirectorNetwork(info.shape);
-  for (const p of net.params) {
-    const { data } = readInitializer(model, p.name);
-    if (data.length !== p.value.length) throw new OnnxModelError(`${where}: weight ${p.name} has ${data.length} values, its shape needs ${p.value.length}`);
-    p.value.set(Array.from(data, Number));
-  }
+  loadInitializers(model, net.params, where);
   return { net, info };
 }
 
