@@ -8,29 +8,20 @@ import { describe, expect, it } from 'vitest';
 import { actionSpace } from '../src/director/actions.ts';
 import { exportPack, toJsonl, type ExportFormat } from '../src/export/trl.ts';
 import { loadLoggedDecisions } from '../src/learn/logged.ts';
-import { silentLogger } from '../src/log.ts';
 import type { ContextTurn } from '../src/reward/rubric.ts';
 import { FidelityStore, toContextTurn } from '../src/reward/store.ts';
-import { CrisisDetector } from '../src/safety/detector.ts';
-import { createSafetyGate, type Gate } from '../src/safety/gate.ts';
-import { SafetyStore } from '../src/safety/store.ts';
 import { OfflineGenerator } from '../src/speaker/offline.ts';
 import { humanEvent, makeEngine, RecordingOutlet, tempDir } from './support/core.ts';
+import { makeGatedEngine } from './support/safety.ts';
 
 const CRISIS = 'I have the pills ready and I want to die tonight';
 const AFTER = 'sorry, my sister is coming over now and we will talk';
 
 async function conversations() {
-  let gate: Gate | undefined;
-  const built = makeEngine(new OfflineGenerator({ seed: 7 }), { alwaysOnPlatforms: ['discord'], gate: (e, s, o) => gate!(e, s, o) }, path.join(tempDir('mascot-export-crisis-'), 'mascot.db'));
-  gate = createSafetyGate({
-    detector: new CrisisDetector(),
-    store: new SafetyStore(built.db),
-    packOf: () => built.engine.packs.get('support')!,
-    isOptedOut: (p, u) => built.store.isOptedOut(p, u),
-    alert: () => {},
-    log: silentLogger(),
-    quietMinutes: 0, // the companions speak again right away: rounds run inside the window
+  const built = makeGatedEngine(new OfflineGenerator({ seed: 7 }), {
+    engine: { alwaysOnPlatforms: ['discord'] },
+    dbFile: path.join(tempDir('mascot-export-crisis-'), 'mascot.db'),
+    gate: { quietMinutes: 0 }, // the companions speak again right away: rounds run inside the window
   });
   let n = 0;
   const say = async (channelId: string, author: { id: string; name: string }, text: string) => {

@@ -7,33 +7,27 @@ import { loadConfig } from '../src/config.ts';
 import { silentLogger } from '../src/log.ts';
 import type { Outlet } from '../src/platform/platform.ts';
 import { createRuntime } from '../src/runtime.ts';
-import { CrisisDetector } from '../src/safety/detector.ts';
-import { createSafetyGate, REPEAT_AFTER_MS, type Gate } from '../src/safety/gate.ts';
-import { SafetyStore } from '../src/safety/store.ts';
+import { REPEAT_AFTER_MS } from '../src/safety/gate.ts';
 import { channelKeyOf, type ModeratorAlert } from '../src/session/engine.ts';
-import { humanEvent, makeEngine, RecordingOutlet, ScriptedGenerator, tempDir } from './support/core.ts';
+import { humanEvent, RecordingOutlet, ScriptedGenerator, tempDir } from './support/core.ts';
+import { makeGatedEngine } from './support/safety.ts';
 
 const CRISIS = "I can't do this anymore, I want to kill myself";
 
 function setup(o: { dbFile?: string; quietMinutes?: number; alertChannels?: Record<string, string>; clock?: { now: number } } = {}) {
   const generator = new ScriptedGenerator();
-  let gate: Gate | undefined;
-  const built = makeEngine(generator, { gate: (e, s, out) => gate!(e, s, out), alwaysOnPlatforms: ['console', 'discord', 'slack'] }, o.dbFile);
+  const built = makeGatedEngine(generator, {
+    engine: { alwaysOnPlatforms: ['console', 'discord', 'slack'] },
+    dbFile: o.dbFile,
+    gate: {
+      quietMinutes: o.quietMinutes ?? 30,
+      ...(o.alertChannels ? { alertChannels: o.alertChannels } : {}),
+      ...(o.clock ? { now: () => o.clock!.now } : {}),
+    },
+  });
   const alerts: ModeratorAlert[] = [];
   built.engine.on('alert', (a) => alerts.push(a));
-  const safety = new SafetyStore(built.db);
-  gate = createSafetyGate({
-    detector: new CrisisDetector(),
-    store: safety,
-    packOf: () => built.engine.packs.get('support')!,
-    isOptedOut: (p, u) => built.store.isOptedOut(p, u),
-    alert: (a) => built.engine.emit('alert', a),
-    log: silentLogger(),
-    quietMinutes: o.quietMinutes ?? 30,
-    ...(o.alertChannels ? { alertChannels: o.alertChannels } : {}),
-    ...(o.clock ? { now: () => o.clock!.now } : {}),
-  });
-  return { ...built, generator, alerts, safety };
+  return { ...built, generator, alerts };
 }
 
 const discordEvent = (text: string, extra: Parameters<typeof humanEvent>[1] = {}) =>

@@ -10,12 +10,11 @@ import { loadLoggedDecisions } from '../src/learn/logged.ts';
 import { silentLogger } from '../src/log.ts';
 import { forgetDerived, purgeOlderThan, setUpRetention } from '../src/privacy/retention.ts';
 import { createRuntime } from '../src/runtime.ts';
-import { CrisisDetector } from '../src/safety/detector.ts';
-import { createSafetyGate, type Gate } from '../src/safety/gate.ts';
 import { SafetyStore } from '../src/safety/store.ts';
 import type { Db } from '../src/store/db.ts';
 import { OfflineGenerator } from '../src/speaker/offline.ts';
 import { humanEvent, makeEngine, RecordingOutlet, tempDir } from './support/core.ts';
+import { makeGatedEngine } from './support/safety.ts';
 
 const DAY = 86_400_000;
 
@@ -32,18 +31,9 @@ function addPair(db: Db, people: string[], at: number, text: string) {
 }
 
 async function conversation(options: { gate?: boolean } = {}) {
-  let gate: Gate | undefined;
-  const built = makeEngine(new OfflineGenerator({ seed: 5 }), { alwaysOnPlatforms: ['console', 'discord'], ...(options.gate ? { gate: (e, s, o) => gate!(e, s, o) } : {}) });
-  if (options.gate)
-    gate = createSafetyGate({
-      detector: new CrisisDetector(),
-      store: new SafetyStore(built.db),
-      packOf: () => built.engine.packs.get('support')!,
-      isOptedOut: (p, u) => built.store.isOptedOut(p, u),
-      alert: () => {},
-      log: silentLogger(),
-      quietMinutes: 0,
-    });
+  const generator = new OfflineGenerator({ seed: 5 });
+  const engine = { alwaysOnPlatforms: ['console', 'discord'] };
+  const built = options.gate ? makeGatedEngine(generator, { engine, gate: { quietMinutes: 0 } }) : makeEngine(generator, engine);
   let n = 0;
   const say = (author: { id: string; name: string }, text: string, channelId = 'room', at = Date.now()) =>
     built.engine.receive(humanEvent(text, { platform: 'discord', channelId, spaceId: 'g', author: { ...author, isBot: false }, messageId: `msg-${++n}`, at }), new RecordingOutlet());
