@@ -200,9 +200,10 @@ describe('labelled sets (numbers reported in docs/safety.md)', () => {
   });
 
   it('development sets: the rules still do what they were written for', async () => {
-    // dev-h was kept as written (most of its crises describe rather than state); the lexical
-    // classifier, not the rules, is meant to carry it (tests/safety-lexical.test.ts).
-    for (const file of fs.readdirSync(dir).filter((f) => f.startsWith('dev') && f !== 'dev-h.jsonl')) {
+    // Only the sets the rules were revised from. dev-h, dev-i and the training corpora were kept as
+    // written (most of their crises describe rather than state); the lexical classifier, not the
+    // rules, is meant to carry them (tests/safety-lexical.test.ts).
+    for (const file of ['dev.jsonl', 'dev-a.jsonl', 'dev-c.jsonl', 'dev-d.jsonl', 'dev-e.jsonl', 'dev-f.jsonl', 'dev-g.jsonl']) {
       const e = await run(file);
       expect(e.recall.value, file).toBeGreaterThanOrEqual(0.98);
       expect(e.fpAll.hits, file).toBe(0);
