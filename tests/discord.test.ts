@@ -192,6 +192,75 @@ describe('Discord conversation', () => {
     expect(h.runtime.db.prepare('SELECT message_id, user_id, kind, value FROM feedback').get()).toEqual({ message_id: post!.id, user_id: h.people.other.id, kind: 'reaction', value: 1 });
   });
 
+  it('counts a reaction on any part of a split turn for that turn, and deletes it when taken back', async () => {
+    h = await Harness.start();
+    const { enabled } = h.channels;
+    const db = h.runtime.db;
+    h.policy.speakers = ['guide'];
+    const sentence = 'Here is one more careful thought about taking the next small step today. ';
+    h.gen.reply = () => sentence.repeat(40).trim();
+    const human = await h.say(enabled, 'Tell me everything.');
+    const parts = h.personaPosts(enabled);
+    expect(parts).toHaveLength(2);
+    const [first, second] = [parts[0]!.id, parts[1]!.id];
+    const turn = db.prepare('SELECT platform_id AS id, round_id AS roundId FROM messages WHERE is_bot = 1').all() as { id: string; roundId: string }[];
+    expect(turn).toEqual([{ id: first, roundId: expect.any(String) }]);
+    const roundId = turn[0]!.roundId;
+    expect(db.prepare('SELECT part_id, turn_id, part_index FROM message_parts ORDER BY part_index').all()).toEqual([
+      { part_id: first, turn_id: first, part_index: 0 },
+      { part_id: second, turn_id: first, part_index: 1 },
+    ]);
+
+    const rows = () => db.prepare('SELECT message_id AS messageId, round_id AS roundId, user_id AS userId, value FROM feedback ORDER BY id').all();
+    const count = () => db.prepare('SELECT COUNT(*) FROM feedback').pluck().get() as number;
+    const has = (userId: string, value: number) => db.prepare('SELECT 1 FROM feedback WHERE user_id = ? AND value = ?').pluck().get(userId, value) === 1;
+    const row = (userId: string, value: number) => ({ messageId: first, roundId, userId, value });
+    const { other: sam, human: riley } = h.people;
+
+    // 👍 on the second part is feedback on the turn (its first part's id) and its round.
+    h.fake.react(enabled.id, second, sam.id, '👍');
+    await until(() => count() === 1, 'the reaction on part 2 to be stored');
+    expect(rows()).toEqual([row(sam.id, 1)]);
+    h.fake.react(enabled.id, first, riley.id, '👎');
+    h.fake.react(enabled.id, second, sam.id, '👎🏽');
+    await until(() => count() === 3, 'the reactions on both parts to be stored');
+
+    // Reactions that are never stored: not 👍/👎, on Riley's own message, from a persona bot, from
+    // the director. The gateway delivers in order, so once Riley's 👍 after them is stored, they were handled.
+    const noise: [string, string, string][] = [
+      [second, sam.id, '🎉'],
+      [human.id, sam.id, '👍'],
+      [second, h.bots.personas.anchor!.user.id, '👍'],
+      [first, h.bots.director.user.id, '👎'],
+    ];
+    for (const [message, user, emoji] of noise) h.fake.react(enabled.id, message, user, emoji);
+    h.fake.react(enabled.id, second, riley.id, '👍');
+    await until(() => has(riley.id, 1), "Riley's 👍 to be stored");
+    expect(rows()).toEqual([row(sam.id, 1), row(riley.id, -1), row(sam.id, -1), row(riley.id, 1)]);
+
+    // Taking those back changes nothing; Sam taking back the 👎🏽, then the 👍 (on the part where
+    // each was given), deletes that reaction's row and only it.
+    for (const [message, user, emoji] of noise) h.fake.unreact(enabled.id, message, user, emoji);
+    h.fake.unreact(enabled.id, second, sam.id, '👎🏽');
+    await until(() => !has(sam.id, -1), "Sam's 👎🏽 to be withdrawn");
+    expect(rows()).toEqual([row(sam.id, 1), row(riley.id, -1), row(riley.id, 1)]);
+    h.fake.unreact(enabled.id, second, sam.id, '👍');
+    await until(() => !has(sam.id, 1), "Sam's 👍 to be withdrawn");
+    expect(rows()).toEqual([row(riley.id, -1), row(riley.id, 1)]);
+
+    // A person who opted out is not stored, and taking their reaction back deletes nobody else's.
+    h.runtime.store.setOptOut('discord', sam.id, true);
+    h.fake.react(enabled.id, second, sam.id, '👍');
+    h.fake.unreact(enabled.id, second, sam.id, '👍');
+    h.fake.unreact(enabled.id, first, riley.id, '👎');
+    await until(() => !has(riley.id, -1), "Riley's 👎 to be withdrawn");
+    expect(rows()).toEqual([row(riley.id, 1)]);
+
+    // The parts go with their turn (retention and forget-me delete turns without knowing of parts).
+    db.prepare('DELETE FROM messages WHERE platform_id = ?').run(first);
+    expect(db.prepare('SELECT COUNT(*) FROM message_parts').pluck().get()).toBe(0);
+  });
+
   it('resumes after the gateway connection drops, replaying what was missed', async () => {
     h = await Harness.start();
     const { enabled } = h.channels;

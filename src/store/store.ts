@@ -188,6 +188,22 @@ export class Store {
     );
   }
 
+  /**
+   * A person took a reaction back: delete one of their reaction rows with that value on that turn
+   * (the newest). Rows keep what a reaction meant (+1 / -1), not its emoji, so 👍 and 👍🏽 withdraw
+   * alike. Returns whether a row was deleted; a reaction that was never stored deletes nothing.
+   */
+  withdrawReaction(r: { channelKey: string; messageId: string; userId: string; value: number }): boolean {
+    return (
+      this.safely('feedback withdrawal', () =>
+        this.sql(
+          `DELETE FROM feedback WHERE id = (SELECT id FROM feedback
+             WHERE channel_key = ? AND message_id = ? AND user_id = ? AND kind = 'reaction' AND value = ? ORDER BY id DESC LIMIT 1)`,
+        ).run(r.channelKey, r.messageId, r.userId, r.value).changes > 0,
+      ) ?? false
+    );
+  }
+
   /** The last `limit` turns of a channel, oldest first (to restore a session after a restart). */
   recentTurns(channelKey: string, limit: number): StoredTurn[] {
     const rows = this
@@ -215,6 +231,44 @@ export class Store {
     return this
       .sql('SELECT persona_id AS personaId, round_id AS roundId FROM messages WHERE channel_key = ? AND platform_id = ? AND is_bot = 1 AND persona_id IS NOT NULL')
       .get(channelKey, platformId) as { personaId: string; roundId: string | null } | undefined;
+  }
+
+  // --- turns posted as several messages ------------------------------------------------------
+
+  /**
+   * A turn went out as several platform messages (`partIds` in order; the first is the id the
+   * turn is logged under): remember every part, so feedback on any of them reaches the turn.
+   */
+  recordParts(channelKey: string, partIds: readonly string[]): void {
+    if (partIds.length < 2) return;
+    const turnId = partIds[0]!;
+    const insert = 'INSERT OR IGNORE INTO message_parts (channel_key, part_id, turn_id, part_index) VALUES (?, ?, ?, ?)';
+    this.safely('message parts', () => this.db.transaction(() => partIds.forEach((id, i) => this.sql(insert).run(channelKey, id, turnId, i)))());
+  }
+
+  /** The platform id a turn is logged under, given the id of any of its parts (a one-part turn: the id itself). */
+  turnOf(channelKey: string, platformId: string): string {
+    const turnId = this.safely('message parts lookup', () =>
+      this.sql('SELECT turn_id FROM message_parts WHERE channel_key = ? AND part_id = ?').pluck().get(channelKey, platformId) as string | undefined,
+    );
+    return turnId ?? platformId;
+  }
+
+  /**
+   * The conversation one of our persona messages in a channel is logged in: the channel itself or
+   * one of its threads (`<channelKey>:<thread>`). Slack's reaction events name the channel and the
+   * message but not the thread.
+   */
+  conversationOfBotMessage(channelKey: string, platformId: string): string | undefined {
+    // A range rather than LIKE, so the (channel_key, platform_id) index serves it (':' + 1 is ';').
+    return this
+      .sql(
+        `SELECT channel_key FROM messages
+         WHERE platform_id = ? AND is_bot = 1 AND persona_id IS NOT NULL AND (channel_key = ? OR (channel_key > ? AND channel_key < ?))
+         LIMIT 1`,
+      )
+      .pluck()
+      .get(platformId, channelKey, `${channelKey}:`, `${channelKey};`) as string | undefined;
   }
 
   // --- opt-outs and forget-me -------------------------------------------------------------

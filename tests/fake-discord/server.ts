@@ -145,9 +145,19 @@ export class FakeDiscord {
     return message;
   }
 
-  /** A person reacts to a message: MESSAGE_REACTION_ADD. */
+  /** A person (or bot) reacts to a message: MESSAGE_REACTION_ADD, with the member as Discord sends it. */
   react(channelId: string, messageId: string, userId: string, emoji: string): void {
+    this.reactionEvent(GatewayDispatchEvents.MessageReactionAdd, channelId, messageId, userId, emoji);
+  }
+
+  /** A person takes a reaction back: MESSAGE_REACTION_REMOVE, which carries only the user's id. */
+  unreact(channelId: string, messageId: string, userId: string, emoji: string): void {
+    this.reactionEvent(GatewayDispatchEvents.MessageReactionRemove, channelId, messageId, userId, emoji);
+  }
+
+  private reactionEvent(t: GatewayDispatchEvents, channelId: string, messageId: string, userId: string, emoji: string): void {
     const channel = this.state.channel(channelId)!;
+    const added = t === GatewayDispatchEvents.MessageReactionAdd;
     const message = this.state.messages.get(channelId)?.find((m) => m.id === messageId);
     const d: Record<string, unknown> = {
       user_id: userId,
@@ -156,14 +166,14 @@ export class FakeDiscord {
       emoji: { id: null, name: emoji },
       burst: false,
       type: 0,
-      ...(message ? { message_author_id: message.author.id } : {}),
+      ...(added && message ? { message_author_id: message.author.id } : {}),
     };
     if (channel.guild_id) {
       d.guild_id = channel.guild_id;
-      d.member = this.state.memberPayload(channel.guild_id, userId);
+      if (added) d.member = this.state.memberPayload(channel.guild_id, userId);
     }
     const intent = channel.guild_id ? GatewayIntentBits.GuildMessageReactions : GatewayIntentBits.DirectMessageReactions;
-    for (const s of this.sessions.values()) if (this.canSee(s.bot, channel) && s.intents & intent) this.dispatch(s, GatewayDispatchEvents.MessageReactionAdd, d);
+    for (const s of this.sessions.values()) if (this.canSee(s.bot, channel) && s.intents & intent) this.dispatch(s, t, d);
   }
 
   /**

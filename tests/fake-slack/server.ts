@@ -3,7 +3,8 @@
 //    chat.postEphemeral, users.info, conversations.replies, conversations.history, apps.connections.open;
 //  - response_url endpoints for slash command answers (`fake.responses`);
 //  - the Events API side: signed HTTP deliveries to the app's endpoint (`fake.connectHttp(url, secret)`),
-//    or Socket Mode envelopes over a WebSocket it serves (apps.connections.open hands out its URL);
+//    or Socket Mode envelopes over a WebSocket it serves (apps.connections.open hands out its URL):
+//    message events, and reaction_added / reaction_removed (`fake.react`, `fake.unreact`);
 //  - like Slack, every message posted through the API is delivered back to the app as a message event.
 // Faults on demand: `fake.failNext('chat.postMessage', { rateLimit: 1 })` answers 429 with Retry-After,
 // `{ lostAfterStore: true }` stores the message and then answers 500 (the answer "got lost").
@@ -45,6 +46,8 @@ export interface FakeMessage {
   metadata?: { event_type: string; event_payload: Record<string, unknown> };
   /** Token that posted it (bot posts only). */
   token?: string;
+  /** Reactions on it, as `reactions.get` shows them. */
+  reactions?: { name: string; users: string[] }[];
 }
 
 export interface ApiCall {
@@ -186,6 +189,30 @@ export class FakeSlack {
     const body = this.eventBody(this.messageEvent(message));
     const delivery = await this.deliver(body);
     return { ts, body, delivery };
+  }
+
+  /** Someone adds a reaction (`+1`, `-1::skin-tone-2`, `tada`) to a message: a reaction_added event. */
+  async react(userId: string, message: FakeMessage, name: string): Promise<Delivery | undefined> {
+    const reactions = (message.reactions ??= []);
+    let entry = reactions.find((r) => r.name === name);
+    if (!entry) reactions.push((entry = { name, users: [] }));
+    if (entry.users.includes(userId)) throw new Error(`fake Slack: ${userId} already reacted :${name}: (Slack answers already_reacted)`);
+    entry.users.push(userId);
+    return this.deliver(this.eventBody(this.reactionEvent('reaction_added', userId, message, name)));
+  }
+
+  /** Someone takes their reaction back: a reaction_removed event (Slack sends one only for a reaction that is there). */
+  async unreact(userId: string, message: FakeMessage, name: string): Promise<Delivery | undefined> {
+    const entry = message.reactions?.find((r) => r.name === name);
+    if (!entry?.users.includes(userId)) throw new Error(`fake Slack: ${userId} has no :${name}: on ${message.ts} (Slack answers no_reaction)`);
+    entry.users.splice(entry.users.indexOf(userId), 1);
+    if (entry.users.length === 0) message.reactions!.splice(message.reactions!.indexOf(entry), 1);
+    return this.deliver(this.eventBody(this.reactionEvent('reaction_removed', userId, message, name)));
+  }
+
+  /** Slack's reaction event: the item names the channel and the message ts, never the thread. */
+  private reactionEvent(type: 'reaction_added' | 'reaction_removed', userId: string, m: FakeMessage, name: string): Record<string, unknown> {
+    return { type, user: userId, reaction: name, ...(m.user ? { item_user: m.user } : {}), item: { type: 'message', channel: m.channel, ts: m.ts }, event_ts: this.nextTs() };
   }
 
   /** A person's message already in the record, without delivering it (a thread read back later). */

@@ -11,6 +11,7 @@ import { silentLogger } from '../../src/log.ts';
 import type { SlackPlatform } from '../../src/platform/slack/platform.ts';
 import { slackStarter } from '../../src/platform/slack/starter.ts';
 import { createRuntime, type Runtime } from '../../src/runtime.ts';
+import type { Generator } from '../../src/speaker/generator.ts';
 import { tempDir } from '../support/core.ts';
 import { FakeSlack, type FakeApp, type FakeUser } from './server.ts';
 
@@ -41,6 +42,8 @@ export interface TestbedOptions {
   env?: Record<string, string>;
   /** Extra MASCOT_* variables (e.g. a model endpoint). */
   config?: Record<string, string>;
+  /** Writes the turns instead of the built-in offline voice. */
+  generator?: Generator;
 }
 
 /** Round-robin with no exploration floor: every decision is the next persona in pack order. */
@@ -83,7 +86,7 @@ export async function startTestbed(options: TestbedOptions): Promise<Testbed> {
   const boot = async () => {
     const policies = builtinPolicies();
     policies.set('heuristic', new StrictRoundRobin());
-    const runtime = createRuntime(config, silentLogger(), { engine: { policies } });
+    const runtime = createRuntime(config, silentLogger(), { engine: { policies }, ...(options.generator ? { generator: options.generator } : {}) });
     const platform = (await slackStarter.start(runtime, env)) as SlackPlatform;
     if (receiver === 'http') fake.connectHttp(`http://127.0.0.1:${platform.port}/slack/events`, SIGNING_SECRET);
     return { runtime, platform };

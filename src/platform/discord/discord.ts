@@ -1,11 +1,12 @@
 // The Discord platform: connects the director (the one listener) and every persona bot, turns
-// messages, reactions and slash commands into engine and /mascot calls, and gives the engine an
-// outlet per conversation. Conversation logic stays in the engine; this only translates.
+// messages, reactions (added and removed) and slash commands into engine, store and /mascot calls,
+// and gives the engine an outlet per conversation. Conversation logic stays in the engine and the
+// store; this only translates.
 import Bottleneck from 'bottleneck';
-import { PermissionFlagsBits, Routes, type AutocompleteInteraction, type ChatInputCommandInteraction, type Client, type Message } from 'discord.js';
+import { PermissionFlagsBits, Routes, type AutocompleteInteraction, type ChatInputCommandInteraction, type Client, type Message, type MessageReaction, type PartialMessageReaction, type PartialUser, type User } from 'discord.js';
 import type { ChatEvent } from '../../core/types.ts';
 import type { Logger } from '../../log.ts';
-import { recordReaction, type MascotContext } from '../../moderation/mascot.ts';
+import type { MascotContext } from '../../moderation/mascot.ts';
 import type { Persona } from '../../persona/schema.ts';
 import { channelKeyOf, type Engine } from '../../session/engine.ts';
 import type { Platform } from '../platform.ts';
@@ -13,6 +14,7 @@ import { createClient, loginClient } from './clients.ts';
 import { MEMBER_COMMAND, MODERATOR_COMMAND, answerAutocomplete, answerCommand, discordInvocation, slashCommands } from './commands.ts';
 import { directMessageEvent, guildMessageEvent, type Directory } from './inbound.ts';
 import { ChannelOutlet, type ConversationPlace, type PostingDeps } from './outlet.ts';
+import { applyReaction, reactionOf, type ReactionChange } from './reactions.ts';
 import type { DiscordSettings, PersonaIdentity } from './settings.ts';
 import { WebhookPoster } from './webhooks.ts';
 
@@ -90,6 +92,7 @@ export class DiscordPlatform implements Platform {
       webhooks: this.webhooks,
       pacing: this.pacing,
       log: this.log,
+      store: this.engine.store,
     };
   }
 
@@ -151,18 +154,12 @@ export class DiscordPlatform implements Platform {
 
   private listen(): void {
     this.director.on('messageCreate', (message) => this.onGuildMessage(message));
-    this.director.on('messageReactionAdd', (reaction, user) => {
-      if (user.bot || !reaction.emoji.name) return;
-      const stored = recordReaction(this.engine.store, {
-        platform: 'discord',
-        channelId: reaction.message.channelId,
-        messageId: reaction.message.id,
-        userId: user.id,
-        emoji: reaction.emoji.name,
-        at: Date.now(),
-      });
-      if (stored) this.log.debug({ channel: reaction.message.channelId, emoji: reaction.emoji.name }, 'reaction stored as feedback');
-    });
+    const onReaction = (change: ReactionChange) => (reaction: MessageReaction | PartialMessageReaction, user: User | PartialUser) => {
+      const r = reactionOf(this.engine.store, reaction, user);
+      if (r && applyReaction(this.engine.store, change, r)) this.log.debug({ channel: r.channelId, emoji: r.emoji }, `reaction ${change}: feedback ${change === 'added' ? 'stored' : 'withdrawn'}`);
+    };
+    this.director.on('messageReactionAdd', onReaction('added'));
+    this.director.on('messageReactionRemove', onReaction('removed'));
     this.director.on('interactionCreate', (interaction) => {
       const ours = (name: string) => name === MODERATOR_COMMAND || name === MEMBER_COMMAND;
       const run = interaction.isChatInputCommand() && ours(interaction.commandName)

@@ -1,12 +1,15 @@
 // How the engine speaks in one Discord conversation: each persona through its own bot (or a
 // webhook in webhook mode), typing while it writes, never pinging anyone, replying to the human
-// without a ping on the first turn, splitting long turns, paced per channel. Every message
-// carries a nonce Discord enforces, so a retried request never posts a turn twice.
+// without a ping on the first turn, splitting long turns (every part's id is stored with the turn,
+// so a reaction on any part is feedback on it), paced per channel. Every message carries a nonce
+// Discord enforces, so a retried request never posts a turn twice.
 import { randomBytes } from 'node:crypto';
 import type Bottleneck from 'bottleneck';
 import { Routes, type APIMessage, type Client } from 'discord.js';
 import type { Logger } from '../../log.ts';
 import type { Persona } from '../../persona/schema.ts';
+import { channelKeyOf } from '../../session/engine.ts';
+import type { Store } from '../../store/store.ts';
 import type { Outlet, PostOptions, PostedMessage } from '../platform.ts';
 import { DISCORD_MESSAGE_LIMIT, splitMessage } from './split.ts';
 import type { WebhookPoster } from './webhooks.ts';
@@ -26,6 +29,8 @@ export interface PostingDeps {
   /** One limiter per channel (bottleneck group keyed by channel id). */
   pacing: Bottleneck.Group;
   log: Logger;
+  /** Where the parts of a split turn are recorded. */
+  store: Pick<Store, 'recordParts'>;
 }
 
 export interface ConversationPlace {
@@ -53,13 +58,14 @@ export class ChannelOutlet implements Outlet {
     const chunks = splitMessage(text, DISCORD_MESSAGE_LIMIT - label.length);
     if (chunks.length === 0) throw new Error('nothing to post: the turn is empty');
     const limiter = this.deps.pacing.key(this.place.channelId);
-    let first: string | undefined;
+    const ids: string[] = [];
     // A turn that started posting is finished whole, even if a newer message arrives meanwhile.
     for (const [i, chunk] of chunks.entries()) {
-      const id = await limiter.schedule(() => this.send(persona, chunk + label, i === 0 ? options.replyTo : undefined));
-      first ??= id;
+      ids.push(await limiter.schedule(() => this.send(persona, chunk + label, i === 0 ? options.replyTo : undefined)));
     }
-    return { messageId: first! };
+    // The engine logs the turn under its first message; the parts point there.
+    this.deps.store.recordParts(channelKeyOf('discord', this.place.channelId), ids);
+    return { messageId: ids[0]! };
   }
 
   private async send(persona: Persona, content: string, replyTo: string | undefined): Promise<string> {

@@ -1,7 +1,8 @@
 // The Slack platform: Bolt with either receiver (Socket Mode for a quick start, the HTTP receiver
 // with signing-secret verification for production), translating events into ChatEvents for the
-// engine and slash commands into the verb core. Events are acknowledged by Bolt before we see
-// them; we hand them on in order per conversation and never make Slack wait for a round.
+// engine, reactions into feedback in the store, and slash commands into the verb core. Events are
+// acknowledged by Bolt before we see them; we hand them on in order per conversation and never
+// make Slack wait for a round.
 import type { Server } from 'node:http';
 import { App, HTTPReceiver, LogLevel, SocketModeReceiver, webApi, type Logger as BoltLogger, type Receiver } from '@slack/bolt';
 import type { Logger } from '../../log.ts';
@@ -17,6 +18,7 @@ import { turnMessage } from './message.ts';
 import { slackOutlet } from './outlet.ts';
 import { ChannelPacer } from './pacer.ts';
 import { SlackPoster } from './poster.ts';
+import { handleReaction, type SlackReactionEvent } from './reactions.ts';
 import { EventReceipts } from './receipts.ts';
 import type { SlackSettings } from './settings.ts';
 
@@ -165,6 +167,9 @@ export class SlackPlatform implements Platform {
     const onMessage = async ({ event, body }: { event: unknown; body: { team_id?: string } }) => this.onMessage(event as SlackMessageEvent, body.team_id);
     app.event('message', onMessage);
     app.event('app_mention', onMessage);
+    const onReaction = async ({ event }: { event: unknown }) => this.onReaction(event as SlackReactionEvent);
+    app.event('reaction_added', onReaction);
+    app.event('reaction_removed', onReaction);
 
     app.command(this.settings.command, async ({ command, ack, respond }) => {
       await ack();
@@ -205,6 +210,19 @@ export class SlackPlatform implements Platform {
     void settled.then(() => {
       if (this.handoff.get(conversation.id) === settled) this.handoff.delete(conversation.id);
     });
+  }
+
+  /** Reactions are not rounds: handled as they come, tracked so shutdown and tests can wait for them. */
+  private onReaction(e: SlackReactionEvent): void {
+    const deps = { store: this.runtime.store, identities: this.identities, directory: this.inbound.directory };
+    const done = handleReaction(deps, e).then(
+      (changed) => {
+        if (changed) this.log.debug({ channel: e.item?.channel, emoji: e.reaction }, e.type === 'reaction_added' ? 'reaction stored as feedback' : 'reaction withdrawn: feedback deleted');
+      },
+      (err: unknown) => this.log.error({ channel: e.item?.channel, err: (err as Error).message }, 'slack reaction could not be handled'),
+    );
+    this.inFlight.add(done);
+    void done.finally(() => this.inFlight.delete(done));
   }
 
   private track(work: Promise<unknown>, conversation: string): void {
