@@ -126,6 +126,76 @@ describe('what cancels a pattern', () => {
     expect(label("My sister touches my stuff when I'm out")).toBe('ok');
   });
 
+  it('an answer that denies is a negation; the same question answered yes is not', () => {
+    expect(label("My therapist asked if I'm having thoughts of suicide and I said no and it was true")).toBe('ok');
+    expect(reasons('When the GP asked if I had thoughts of harming myself I said no')).toContain('negated');
+    expect(label("My therapist asked if I'm having thoughts of suicide and I said yes")).toBe('crisis');
+    expect(label('The GP asked if I had thoughts of harming myself and I said no but I lied')).toBe('crisis');
+  });
+
+  it('living somewhere, a job, an outside fight or noise is not life itself', () => {
+    expect(label('Sick of living with my parents at 28')).toBe('ok');
+    expect(label("I'm so tired of living in this tiny flat")).toBe('ok');
+    expect(label('I have nothing left to live for at this job')).toBe('ok');
+    expect(label("Tired of fighting the insurance company. They've denied the claim twice.")).toBe('ok');
+    expect(label("I can't go on like this with the noise from upstairs")).toBe('ok');
+    expect(label("I don't want to be here, at this conference")).toBe('ok');
+    expect(label("I'm tired of living")).toBe('crisis');
+    expect(label('I have nothing left to live for')).toBe('crisis');
+    expect(label("I'm tired of fighting. I want it to be over.")).toBe('crisis');
+    expect(label("I can't go on like this with the pain")).toBe('crisis');
+    expect(label("I don't want to be here anymore")).toBe('crisis');
+  });
+
+  it('something clearly over, dated and with the writer safe now, is the past', () => {
+    expect(label("I was suicidal in 2019 and this week reminded me of that time. I'm not there now.")).toBe('ok');
+    expect(reasons('Ten years today since I tried to end my life. I\'m in a good place now.')).toContain('past');
+    expect(label('He hit me once, years ago, and I left that night.')).toBe('ok');
+    expect(label("I wanted to kill him when I found out. Obviously I didn't, I just cried.")).toBe('ok');
+    expect(label("I was suicidal in 2019 and I'm suicidal again tonight")).toBe('crisis');
+    expect(label('I tried to end my life in 2015 and I want to try again tonight')).toBe('crisis');
+    expect(label('I wanted to kill him when I found out about the affair')).toBe('crisis');
+  });
+
+  it('fear of dying is not a wish to die', () => {
+    expect(label("I'm scared I'll die in surgery tomorrow")).toBe('ok');
+    expect(reasons("I'm afraid I'll die alone in this flat")).toContain('fear');
+    expect(label("I'm scared I'll kill myself tonight")).toBe('crisis');
+    expect(label("I'll die tonight, I've decided")).toBe('crisis');
+  });
+
+  it('a clarification that names another object takes the match back', () => {
+    expect(label("I've thought about ending it. The marriage, I mean.")).toBe('ok');
+    expect(reasons("I've thought about ending it. The marriage, I mean.")).toContain('other-object');
+    expect(label("I've thought about ending it. My life, I mean.")).toBe('crisis');
+    expect(label("I've thought about ending it. Tonight.")).toBe('crisis');
+  });
+
+  it('a small annoyance repeated or a trivial threat is hyperbole; "I mean it" keeps an if-clause from excusing a threat', () => {
+    expect(label("If the kids ask me 'why' one more time I'm walking into the sea")).toBe('ok');
+    expect(label('Coworker said he\'d kill me for eating his yoghurt')).toBe('ok');
+    expect(label("I'm walking into the sea tonight")).toBe('crisis');
+    expect(label('My partner said he\'d kill me if I leave')).toBe('crisis');
+    expect(label("If my ex turns up again I'm going to kill him")).toBe('ok');
+    expect(label("If my ex turns up again I'm going to kill him. I mean it.")).toBe('crisis');
+  });
+
+  it('news, objects and other people\'s events are not the writer\'s method', () => {
+    expect(label('How do carbon monoxide alarms work?')).toBe('ok');
+    expect(label('Bought a rope swing for the oak tree')).toBe('ok');
+    expect(label('I took all the old tablets back to the pharmacy for disposal')).toBe('ok');
+    expect(label('Sad news, the drummer from my favourite band died of an overdose')).toBe('ok');
+    expect(label('I keep thinking about the overdose patient from last night')).toBe('ok');
+    expect(label('Clinically, what separates self-harm from suicidal behaviour? For my nursing essay.')).toBe('ok');
+    expect(label("I'd never hurt anyone, but I'm snapping at the kids")).toBe('ok');
+    expect(label("I wish I'd never been born into this family, they never listen")).toBe('ok');
+    expect(label("I wish I'd never been born")).toBe('crisis');
+    expect(label('I bought a rope and tied it to the beam')).toBe('crisis');
+    expect(label('I took all my tablets an hour ago')).toBe('crisis');
+    expect(label('I nearly died of an overdose last night')).toBe('crisis');
+    expect(label("I'd hurt anyone who came near me right now")).toBe('crisis');
+  });
+
   it('grooming patterns count only when the writer says they are a minor', () => {
     expect(label('a man online keeps asking me for nude pics')).toBe('ok');
     expect(label("a man online keeps asking me for nude pics and I'm 13")).toBe('crisis');

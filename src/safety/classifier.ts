@@ -6,11 +6,18 @@
 //   media             the sentence is about a book, film, song, game or news report
 //   information       a topic pattern in a research, prevention or how-to sentence
 //   not-first-person  the pattern needs the writer as subject and the sentence has none
-//   negated           the clause before the match ends in a governing negation ("I'm not ...")
-//   past              the clause speaks of the past ("used to", "years ago") and nothing marks it current
+//   negated           the clause before the match ends in a governing negation ("I'm not ..."), or
+//                     the sentence is an answer that denies ("asked if I'd thought of suicide, I said no")
+//   past              the clause (or, when the clause has no tense marker, its sentence) speaks of the
+//                     past and nothing marks it current; or a date or distance plus "I'm safe now"
+//                     put it behind the writer; or the writer adds that they did not act on it
+//   fear              fear of dying, not a wish ("I'm scared I'll die in surgery")
+//   other-object      the writer names another object right after ("ending it. The marriage, I mean")
 //   accident          self-injury by accident ("cut myself shaving")
 //   play              rough play ("hits me with a pillow")
-//   hyperbole         a joke marker and/or an if-clause, or a trivial cause, as the pattern allows
+//   hyperbole         a joke marker and/or an if-clause, or a trivial cause, as the pattern allows;
+//                     a small annoyance repeated ("if they ask me one more time") or a threat over a
+//                     trivial thing ("he'd kill me for eating his yoghurt") for every such pattern
 //
 // One surviving match makes the message `crisis`. Every match, kept or cancelled, is reported so
 // `mascot safety classify --explain` can show why.
@@ -19,7 +26,18 @@ import type { CrisisCategory, CrisisPattern, Language } from './language.ts';
 import { normalizeText } from './normalize.ts';
 import { splitQuotations, type QuoteVoice } from './quotes.ts';
 
-export type SuppressionReason = 'not-a-minor' | 'media' | 'information' | 'not-first-person' | 'negated' | 'past' | 'accident' | 'play' | 'hyperbole';
+export type SuppressionReason =
+  | 'not-a-minor'
+  | 'media'
+  | 'information'
+  | 'not-first-person'
+  | 'negated'
+  | 'past'
+  | 'fear'
+  | 'other-object'
+  | 'accident'
+  | 'play'
+  | 'hyperbole';
 
 export interface PatternMatch {
   patternId: string;
@@ -95,8 +113,11 @@ export class CrisisRules {
     for (const pattern of language.patterns) {
       for (const m of text.matchAll(pattern.re)) {
         if (m[0].length === 0) continue;
-        const sentence = sentences.find((s) => m.index >= s.start && m.index < s.end) ?? { start: 0, end: text.length };
-        const reason = this.suppression(language, pattern, text, sentence, m.index, m.index + m[0].length, minorSaid);
+        const at = sentences.findIndex((s) => m.index >= s.start && m.index < s.end);
+        const sentence = sentences[at] ?? { start: 0, end: text.length };
+        const next = at >= 0 ? sentences[at + 1] : undefined;
+        const nextText = next ? text.slice(next.start, next.end) : '';
+        const reason = this.suppression(language, pattern, text, sentence, nextText, m.index, m.index + m[0].length, minorSaid);
         out.push({
           patternId: pattern.id,
           // Someone close to the writer wrote the quoted words: their danger, reported by the writer.
@@ -110,7 +131,16 @@ export class CrisisRules {
     }
   }
 
-  private suppression(language: Language, pattern: CrisisPattern, text: string, sentence: Span, start: number, end: number, minorSaid: boolean): SuppressionReason | undefined {
+  private suppression(
+    language: Language,
+    pattern: CrisisPattern,
+    text: string,
+    sentence: Span,
+    nextSentence: string,
+    start: number,
+    end: number,
+    minorSaid: boolean,
+  ): SuppressionReason | undefined {
     const f = language.frames;
     const sentenceText = text.slice(sentence.start, sentence.end);
     const clause = this.clauseAround(language, sentenceText, start - sentence.start, end - sentence.start);
@@ -119,15 +149,20 @@ export class CrisisRules {
 
     if (pattern.minor && !minorSaid) return 'not-a-minor';
     if (f.media.test(sentenceText)) return 'media';
-    if (pattern.topic && f.information.test(sentenceText)) return 'information';
+    // "What separates self-harm from suicidal behaviour? For my nursing essay." asks for information.
+    if (pattern.topic && (f.information.test(sentenceText) || (f.purpose.test(nextSentence) && f.information.test(nextSentence)))) return 'information';
     if (pattern.firstPerson && !f.firstPerson.test(sentenceText) && !f.implicitSubject.test(sentenceText)) return 'not-first-person';
-    if (pattern.negatable && language.negationBefore.test(before)) return 'negated';
-    if (pattern.timely && f.past.test(clauseText) && !f.present.test(clauseText)) return 'past';
+    if (pattern.negatable && (language.negationBefore.test(before) || f.denial.test(sentenceText))) return 'negated';
+    if (pattern.timely && this.isOver(f, text, sentenceText, clauseText)) return 'past';
+    if (pattern.negatable && f.fearOfDying.test(sentenceText.slice(0, end - sentence.start))) return 'fear';
+    if (pattern.negatable && f.otherObject.test(text.slice(end, end + 80))) return 'other-object';
     if (pattern.accidents && f.accident.test(sentenceText) && !f.deliberate.test(sentenceText)) return 'accident';
     if (pattern.play && f.play.test(sentenceText)) return 'play';
     if (pattern.hyperbole) {
+      if (f.annoyance.test(sentenceText)) return 'hyperbole';
       const joke = f.joke.test(sentenceText);
-      const conditional = f.conditional.test(sentenceText);
+      // "... I'm going to kill him. I mean it." keeps the if-clause from excusing the statement.
+      const conditional = f.conditional.test(sentenceText) && !f.earnest.test(text);
       const trivial = f.trivial.test(sentenceText);
       const hyperbole = {
         'joke-and-conditional': joke && conditional,
@@ -138,6 +173,23 @@ export class CrisisRules {
       if (hyperbole) return 'hyperbole';
     }
     return undefined;
+  }
+
+  /**
+   * Is what the match says over? The clause speaks of the past and nothing marks it current; or the
+   * clause has no tense marker and its sentence does ("He hit me once, years ago, and I left");
+   * or the message dates it and says the writer is safe now, with nothing still going on in the
+   * clause ("I was suicidal in 2019 ... I'm not there now"); or the writer adds they did not act on
+   * a past wish ("I wanted to kill him ... Obviously I didn't").
+   */
+  private isOver(f: Language['frames'], text: string, sentence: string, clause: string): boolean {
+    if (f.present.test(clause)) {
+      return f.safeNow.test(text) && f.distance.test(text) && !f.ongoing.test(clause);
+    }
+    if (f.past.test(clause)) return true;
+    if (f.past.test(sentence) && !f.present.test(sentence)) return true;
+    if (f.safeNow.test(text) && f.distance.test(text) && !f.ongoing.test(sentence)) return true;
+    return f.undone.test(text);
   }
 
   /**

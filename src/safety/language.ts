@@ -61,6 +61,26 @@ export interface LanguageFrames {
   trivial: RegExp;
   minor: RegExp;
   firstPerson: RegExp;
+  /** An answer that denies, in the sentence: "asked if I'm having thoughts of suicide and I said no". */
+  denial: RegExp;
+  /** The message says the writer is safe now ("I'm in a good place now", "now I run a peer group"). */
+  safeNow: RegExp;
+  /** A date or distance that puts an experience behind the writer ("in 2019", "that was 2015", "ten years today since"). */
+  distance: RegExp;
+  /** Markers of something still going on; a safe-now marker does not outweigh them ("again", "tonight"). */
+  ongoing: RegExp;
+  /** A past wish, then the writer saying they did not act on it: "I wanted to kill him ... Obviously I didn't". */
+  undone: RegExp;
+  /** Fear of dying, ending where the match ends: "I'm scared I'll die" is not a wish to. */
+  fearOfDying: RegExp;
+  /** Just after a match, the writer names another object: "ending it. The marriage, I mean". */
+  otherObject: RegExp;
+  /** A sentence that only gives the purpose of the one before ("For my nursing essay."). */
+  purpose: RegExp;
+  /** A small annoyance repeated or a threat over a trivial thing: hyperbole even without a joke marker. */
+  annoyance: RegExp;
+  /** The writer insists they mean it: an if-clause no longer makes the statement hyperbole. */
+  earnest: RegExp;
   /** A sentence that starts with its verb has an implicit first-person subject ("Feeling suicidal tonight"). */
   implicitSubject: RegExp;
 }

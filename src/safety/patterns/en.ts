@@ -9,16 +9,20 @@
 // Every pattern keeps its repetition bounded so a hostile message cannot make matching slow.
 import { template, type CrisisPattern, type Language } from '../language.ts';
 
+// Talk of an overdose as an event or someone else's death, not an act at hand: "the overdose
+// patient", "died of an overdose" (news of someone not close), "the overdose I had at 19".
+const overdoseTalk = String.raw`(?=overdos)(?<!(?<!(?:nearly|almost)\s)died\s{1,3}(?:of|from)\s{1,3}(?:an?\s{1,3})?(?:\w{1,20}\s{1,3})?)overdos(?:e|ing)\b(?!\s+(?:patients?|victims?|calls?|cases?|deaths?|ward|(?:i|he|she|they)\s+had\s+(?:at\s+\d|in\s+(?:19|20)\d\d|when|years|as\s+a)))`;
+
 const t = template({
   self: String.raw`myself|my own self`,
   // Verbs that put an act in the writer's intention or thoughts, before an infinitive or -ing form.
   intent: String.raw`(?:plan|plans|planning|planned|figured\s+out|thinking\s+about|thought\s+about|know|knowing)\s+how\s+to|plan\s+is\s+to|(?:want|wanted|wanting|need|needing|going|plan|planning|planned|ready|about|try|trying|tried|decided|deciding|tempted|intend|intending|wish|wishing|urge|urges|choose|choosing|gotta|got|have|has)\s+to|(?:think|thinking|thought|thoughts|dream|dreaming|fantasi[sz]e|fantasi[sz]ing|obsess|obsessing|obsessed)\s+(?:about|of)|i'll|i\s+will|i'm|i'd|will|keep|kept|could\s+(?:actually|really|seriously|easily|just)|might\s+(?:actually|really|just)|should|afraid\s+i'll|scared\s+i'll|afraid\s+i\s+(?:will|might)|scared\s+i\s+(?:will|might)|easy\s+to|urge\s+to|picture|imagine|imagining|picturing|considering|contemplating|when\s+i|before\s+i|night\s+i|day\s+i|time\s+i`,
   // People close to the writer, whose danger the writer is telling us about.
-  close: String.raw`my\s+(?:best\s+|closest\s+|little\s+|big\s+|older\s+|younger\s+|twin\s+)?(?:friend|bff|buddy|mate|sister|brother|sibling|son|daughter|kid|child|teen|teenager|mom|mum|mother|dad|father|parent|partner|husband|wife|boyfriend|girlfriend|fiance|fiancee|roommate|flatmate|housemate|cousin|niece|nephew|aunt|uncle|grandma|grandpa|grandmother|grandfather|classmate|coworker|colleague|student|stepson|stepdaughter|ex)(?:'s\s+(?:son|daughter|kid|brother|sister))?`,
+  close: String.raw`(?<=^|[.!?\n]\s{0,3})(?:mum|mom|mam|dad|nan|gran|grandad|grandpa|grandma|bestie)|my\s+(?:best\s+|closest\s+|little\s+|big\s+|older\s+|younger\s+|twin\s+|teenage\s+|\d{1,2}[\s-]*(?:year|yr)s?[\s-]*old\s+)?(?:friend|bff|bestie|buddy|pal|duo|boy|lad|sponsee|mate|sister|brother|sibling|son|daughter|kid|child|teen|teenager|mom|mum|mother|dad|father|parent|partner|husband|wife|boyfriend|girlfriend|fiance|fiancee|roommate|flatmate|housemate|cousin|niece|nephew|aunt|uncle|grandma|grandpa|grandmother|grandfather|classmate|coworker|colleague|student|stepson|stepdaughter|ex)(?:'s\s+(?:son|daughter|kid|brother|sister))?`,
   // Whoever may be hurting the writer.
-  abuser: String.raw`(?:my\s+(?:mom's|mum's|mother's|dad's|father's)\s+(?:new\s+)?(?:boyfriend|girlfriend|husband|wife|partner)|my\s+(?:step)?(?:dad|father|mom|mum|mother|parents?|brother|sister)|my\s+(?:ex[- ]?)?(?:husband|wife|partner|boyfriend|girlfriend|fiance|fiancee|spouse)|my\s+(?:uncle|aunt|cousin|grandpa|grandfather|grandma|grandmother|coach|teacher|tutor|boss|pastor|priest|babysitter|neighbou?r|roommate|landlord|guardian|foster\s+(?:dad|mom|parents?))|he|she|they|someone|somebody|(?:a|an|the|this|some)\s+(?:\w+\s+)?(?:man|guy|woman|stranger|teacher|coach|neighbou?r|boss|relative|priest|pastor|tutor|doctor|babysitter|adult))`,
+  abuser: String.raw`(?:my\s+(?:mom's|mum's|mother's|dad's|father's|wife's|husband's|partner's)\s+(?:new\s+)?(?:boyfriend|girlfriend|husband|wife|partner)|my\s+(?:step[\s-]?)?(?:dad|father|mom|mum|mother|parents?|brother|sister)|my\s+(?:in-laws|mother-in-law|father-in-law|brother-in-law|sister-in-law|carer|caregiver|son|daughter|grandson|granddaughter|sponsor)|my\s+(?:ex[- ]?)?(?:husband|wife|partner|boyfriend|girlfriend|fiance|fiancee|spouse)|my\s+(?:uncle|aunt|cousin|grandpa|grandfather|grandma|grandmother|coach|teacher|tutor|boss|pastor|priest|babysitter|neighbou?r|roommate|landlord|guardian|foster\s+(?:dad|mom|parents?))|he|she|they|someone|somebody|(?:a|an|the|this|some)\s+(?:\w+\s+)?(?:man|guy|woman|stranger|teacher|coach|neighbou?r|boss|relative|priest|pastor|tutor|doctor|babysitter|adult|carer|staff|nurse|warden|guard|supervisor))`,
   // People the writer might hurt.
-  target: String.raw`him|her|them|you|everyone|everybody|people|someone|somebody|anyone|anybody|the\s+next\s+person|the\s+people|those\s+(?:people|guys|kids|girls|boys|bitches|assholes|bastards)|(?:that|the|this)\s+(?:guy|girl|boy|man|woman|kid|person|bitch|bastard|asshole|teacher|boss|bully)|my\s+(?:\w+\s+)?(?:dad|father|mom|mum|mother|stepdad|stepmom|stepfather|stepmother|brother|sister|husband|wife|partner|ex|boyfriend|girlfriend|boss|coworker|coworkers|colleague|colleagues|teacher|roommate|neighbou?r|baby|babies|newborn|kids?|child|children|son|daughter|family|parents|classmates?|bully|bullies|uncle|aunt|cousin|manager|landlord)`,
+  target: String.raw`the\s+lot\s+of\s+(?:them|you)|all\s+of\s+(?:them|you)|(?:the|those|that)\s+(?:\w+\s+)?(?:kids|people|guys|girls|boys|men|women|bullies|nurses|doctors|teachers|driver|man|woman|guy|bloke|dude|nurse|doctor|teacher)\s+(?:(?:at|in|from)\s+(?:\w+\s+){1,2}?)?(?:who|that)\s+(?:hurt|took|killed|raped|abused|bullied|bully|attacked|beat|let|jumped|did)\b|the\s+next\s+\w+\s+(?:who|that)\b|him|her|them|you|everyone|everybody|people|someone|somebody|anyone|anybody|the\s+next\s+person|the\s+people|those\s+(?:people|guys|kids|girls|boys|bitches|assholes|bastards)|(?:that|the|this)\s+(?:guy|girl|boy|man|woman|kid|person|bitch|bastard|asshole|teacher|boss|bully|bloke|dude|foreman|bookie|bailiff)|my\s+(?:\w+\s+)?(?:dad|father|mom|mum|mother|stepdad|stepmom|stepfather|stepmother|brother|sister|husband|wife|partner|ex|boyfriend|girlfriend|boss|coworker|coworkers|colleague|colleagues|teacher|roommate|neighbou?r|baby|babies|newborn|kids?|child|children|son|daughter|family|parents|classmates?|bully|bullies|uncle|aunt|cousin|manager|landlord)`,
   // "beat him at chess", "beat my sister in the final": winning, not violence.
   contest: String.raw`\s+(?:at|in)\s+(?:a\s+|an\s+|the\s+|our\s+|this\s+|their\s+)?(?:\w+\s+)?(?:chess|cards|games?|match|matches|race|round|tennis|poker|pool|darts|golf|fifa|monopoly|scrabble|mario\s*kart|fortnite|arm\s+wrestling|trivia|quiz|rematch|finals?|tournament)\b`,
   violence: String.raw`stab|stabbing|shoot|shooting|strangle|strangling|choke|choking|poison|poisoning|beat|beating|attack|attacking|hurt|hurting|slit|slitting|torture|torturing|smother|smothering|drown|drowning|shank|shanking`,
@@ -26,7 +30,7 @@ const t = template({
   place: String.raw`bridge|roof|rooftop|building|train|bus|truck|traffic|cliff|balcony|platform|ledge|window|tower|highway|overpass|subway|tracks|car\s+park|parking\s+garage`,
   // Dying or death as the writer's own end, without the idioms ("dying to see it", "bored to death",
   // "die of embarrassment", "die laughing").
-  death: String.raw`die(?!\s+(?:my|your|his|her|the|their)\s+hair|\s+(?:of|from)\s+(?:embarrassment|boredom|laughter|laughing|cringe|shame|stress|heat|cold|hunger|thirst|exhaustion|curiosity|cuteness|happiness|excitement|old\s+age|jealousy)|\s+laughing|\s+for\s+(?:a|some|this|that|it)\b|\s+inside|\s+down|\s+hard|\s+out|\s+young\s+like)|dying(?!\s+(?:to|for|of|inside|laughing|here|out|down))|be\s+dead|being\s+dead|my\s+(?:own\s+)?death|suicide|kill(?:ing)?\s+myself|end(?:ing)?\s+(?:my\s+(?:own\s+)?life|it\s+all|it(?!\s+with))|take\s+my\s+(?:own\s+)?life|not\s+(?:wake|waking)\s+up|not\s+be(?:ing)?\s+(?:alive|here\s+anymore|around\s+anymore)|stop(?:ping)?\s+existing|not\s+exist(?:ing)?|off(?:ing)?\s+myself|overdos(?:e|ing)|hang(?:ing)?\s+myself|gone\s+(?:forever|for\s+good|permanently)|gone(?=\s*(?:[.!?,;]|$))|out\s+(?:permanently|for\s+good|forever)|by\s+my\s+own\s+hands?|finish\s+(?:it|it\s+all|myself)(?!\s+(?:tonight|today|tomorrow|later|first|off))(?=\s*(?:[.!?,;]|$|\s+(?:for\s+good|once|now)))`,
+  death: String.raw`die(?!\s+(?:my|your|his|her|the|their)\s+hair|\s+(?:of|from)\s+(?:embarrassment|boredom|laughter|laughing|cringe|shame|stress|heat|cold|hunger|thirst|exhaustion|curiosity|cuteness|happiness|excitement|old\s+age|jealousy)|\s+laughing|\s+for\s+(?:a|some|this|that|it)\b|\s+inside|\s+down|\s+hard|\s+out|\s+young\s+like)|dying(?!\s+(?:to|for|of|inside|laughing|here|out|down))|be\s+dead|being\s+dead|my\s+(?:own\s+)?death|suicide|kill(?:ing)?\s+myself|end(?:ing)?\s+(?:my\s+(?:own\s+)?life|it\s+all|it(?!\s+with))|take\s+my\s+(?:own\s+)?life|not\s+(?:wake|waking)\s+up|not\s+be(?:ing)?\s+(?:alive|here\s+anymore|around\s+anymore)|stop(?:ping)?\s+existing|not\s+exist(?:ing)?|off(?:ing)?\s+myself|${overdoseTalk}|hang(?:ing)?\s+myself|gone\s+(?:forever|for\s+good|permanently)|gone(?=\s*(?:[.!?,;]|$))|out\s+(?:permanently|for\s+good|forever)|by\s+my\s+own\s+hands?|finish\s+(?:it|it\s+all|myself)(?!\s+(?:tonight|today|tomorrow|later|first|off))(?=\s*(?:[.!?,;]|$|\s+(?:for\s+good|once|now)))`,
   // Wanting, planning or weighing one's death; "the only way out", "a favour to everyone".
   cue: String.raw`(?:i'd|would|i\s+would)\s+(?:love|like)\s+to|can't\s+wait\s+to|looking\s+forward\s+to|need\s+to|have\s+to|want|wanting|wanted|wish|wishing|hope|hoping|plan|planning|planned|ready|decided|deciding|deserve|long\s+for|longing\s+for|crave|craving|(?:think|thinking|thought|thoughts|dream|dreaming|fantasi[sz]e|fantasi[sz]ing|obsess|obsessing)\s+(?:about|of)|keep\s+thinking|can't\s+stop\s+thinking|considering|contemplating|i'm\s+(?:(?!not\b|never\b|no\b)\S+\s+)?(?:going\s+to|about\s+to)|i'll|tempted|urge|urges|only\s+(?:way|option|answer|solution|choice|escape)(?:\s+out)?|way\s+out|except|better\s+off|easier|relief|peace|peaceful|favou?r|finally`,
   // Small words that may stand between a cue and a death term without changing who dies.
@@ -34,6 +38,12 @@ const t = template({
   // A help question whose if-clause comes before the match ("what should I do if my friend is
   // suicidal?"): a hypothetical state, not news of one. Used in lookbehinds, so it stays bounded.
   ifQuestion: String.raw`\b(?:what|how)\b[^.!?]{0,60}\b(?:if|whether)\s+(?:[\w']+[\s,]+){0,14}`,
+  // Tablets handed back: "took all the old tablets back to the pharmacy for disposal".
+  returned: String.raw`(?!\s+(?:back|to\s+(?:the\s+)?(?:pharmacy|chemist)|for\s+disposal|in\s+for\s+disposal))`,
+  // Up to two words between an intention and a violent verb, none of them a negation ("I'd never hurt anyone").
+  gap: String.raw`(?:(?!(?:never|not|no)\b)\w+\s+){0,2}?`,
+  // A rope that is part of something else: a swing, a ladder, a course.
+  rope: String.raw`rope\b(?!\s+(?:swing|ladder|course|lights?|toy|bridge|climb\w*|access|burn))`,
   minorAge: String.raw`1[0-7]|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen`,
 });
 
@@ -44,7 +54,7 @@ const patterns: CrisisPattern[] = [
     category: 'third-party',
     note: 'someone close to the writer wants to die, plans it, self-harms or has overdosed ("what should I do if my friend is suicidal?" asks about a state that may not exist; an act still counts)',
     re: t(
-      String.raw`\b{close}\s+(?:[\w']+[\s,]+){0,12}?(?:is\s+|was\s+|has\s+been\s+|keeps\s+|just\s+|might\s+|may\s+)?(?:(?<!{ifQuestion})(?:suicidal|(?:wants?|wanted|wanting|going|planning|plans|trying|tried|threaten(?:s|ed|ing)?|talk(?:s|ed|ing)\s+about|about|means|meant)\s+(?:to\s+)?(?:kill\s+(?:him|her|them)sel(?:f|ves)|die|end\s+(?:his|her|their)\s+(?:own\s+)?life|end\s+it|suicide|overdose|jump)|(?:cutting|hurting|harming|burning|starving)\s+(?:him|her|them)sel(?:f|ves)|self-harm\w*)|overdos(?:ed|ing|e)|(?:took|swallowed|taken)\s+(?:a\s+bunch\s+of|all\s+(?:of\s+)?(?:his|her|their|my|the)|too\s+many|way\s+too\s+many|(?:a|an|the)\s+(?:whole\s+|entire\s+)?(?:bottle|handful|box|packet|lot)\s+of)\s+(?:\w+\s+)?(?:pills|meds|tablets|medicine|medication|painkillers)|locked\s+(?:him|her|them)sel(?:f|ves)\s+in\b[^.!?]{0,40}\b(?:pills|knife|gun|razor|rope)|(?:has|had)\s+a\s+plan\s+to\s+(?:kill|end)|sent\s+(?:me\s+)?a\s+goodbye|(?:goodbye|suicide)\s+(?:note|message|letter|text))`,
+      String.raw`\b{close}(?:'s)?\s+(?:[\w']+[\s,]+){0,12}?(?:is\s+|was\s+|has\s+been\s+|keeps\s+|just\s+|might\s+|may\s+)?(?:(?<!{ifQuestion})(?:suicidal|(?:wants?|wanted|wanting|going|planning|plans|trying|tried|threaten(?:s|ed|ing)?|talk(?:s|ed|ing)\s+about|about|means|meant)\s+(?:to\s+)?(?:(?:kill|top|neck|shoot|hang|drown|starve|off)\s+(?:him|her|them)sel(?:f|ves)|throw\s+(?:him|her|them)sel(?:f|ves)\s+(?:off|in\s+front|under)|die|end\s+(?:his|her|their)\s+(?:own\s+)?life|end\s+it|suicide|overdose|jump|drink\s+(?:the\s+)?(?:poison|bleach|weedkiller))|(?:is\s+|'s\s+)?ending\s+it\b(?!\s+(?:with|between)\b)|(?:cutting|hurting|harming|burning|starving)\s+(?:him|her|them)sel(?:f|ves)|self-harm\w*)|overdos(?:ed|ing|e)|(?:took|swallowed|taken)\s+(?:a\s+bunch\s+of|all\s+(?:of\s+)?(?:his|her|their|my|the)|too\s+many|way\s+too\s+many|(?:a|an|the)\s+(?:whole\s+|entire\s+)?(?:bottle|handful|box|packet|lot)\s+of)\s+(?:\w+\s+)?(?:pills|meds|tablets|medicine|medication|painkillers)|locked\s+(?:him|her|them)sel(?:f|ves)\s+in\b[^.!?]{0,40}\b(?:pills|knife|gun|razor|rope)|(?:has|had)\s+a\s+plan\s+to\s+(?:kill|end)|sent\s+(?:me\s+)?a\s+goodbye|(?:goodbye|suicide)\s+(?:note|message|letter|text))`,
     ),
     negatable: true,
     timely: true,
@@ -55,8 +65,8 @@ const patterns: CrisisPattern[] = [
   {
     id: 'suicide.kill-self',
     category: 'suicide',
-    note: 'killing oneself by any named means, in any tense ("kill myself", "kms", "unalive myself", "drown myself")',
-    re: t(String.raw`\b(?:kill|kills|killing|killed|murder|murdering|off|offing|drown|drowning|drowned|suffocate|suffocating|suffocated|smother|smothering|gas|gassing|electrocute|electrocuting|poison|poisoning|poisoned|strangle|strangling|strangled|hang|hanging|hanged)\s+{self}\b|\bset\s+{self}\s+on\s+fire\b`),
+    note: 'killing oneself by any named means, in any tense ("kill myself", "kms", "unalive myself", "drown myself", "top myself", "neck myself", "erase myself", "do away with myself")',
+    re: t(String.raw`\b(?:kill|kills|killing|killed|murder|murdering|off|offing|drown|drowning|drowned|suffocate|suffocating|suffocated|smother|smothering|gas|gassing|electrocute|electrocuting|poison|poisoning|poisoned|strangle|strangling|strangled|hang|hanging|hanged|end|ending|destroy|destroying|neck|necking)\s+{self}\b|\b(?:top|topping|topped)\s+{self}\b(?!\s+up)|\b(?:erase|erasing|delete|deleting)\s+{self}\b(?!\s+from\s+(?:the\s+|my\s+)?(?:internet|group|chat|photos?|pictures?|socials?|server|list|team|thread|app))|\bdo(?:ing)?\s+away\s+with\s+{self}\b|\bdo(?:ing)?\s+{self}\s+in\b|\byeet(?:ing)?\s+{self}\s+off\b|\bset\s+{self}\s+on\s+fire\b`),
     negatable: true,
     timely: true,
     hyperbole: 'joke-and-conditional',
@@ -77,7 +87,7 @@ const patterns: CrisisPattern[] = [
     id: 'suicide.death-as-answer',
     category: 'suicide',
     note: 'death or suicide named as the answer, the only way out, a relief, or what fills the writer\'s mind',
-    re: /\b(?:death|dying|suicide|killing\s+myself|ending\s+(?:it|my\s+life)|not\s+waking\s+up|being\s+dead|to\s+die|to\s+be\s+dead)(?:\s+\S+){0,6}?\s+(?:only\s+(?:way|answer|option|solution|choice|escape|thing)|way\s+out|(?:a|the)\s+(?:relief|release|answer|solution|escape)|peaceful|better\s+than\s+(?:this|living|life)|all\s+i\s+(?:think|dream)\s+about|on\s+my\s+mind|keeps?\s+(?:coming|popping|creeping|calling)|(?:seems|sounds|feels)\s+(?:like\s+)?(?:the\s+)?(?:best|better|easier|peaceful|nice|good|right|tempting|appealing|inviting|only))\b/g,
+    re: /\b(?:death|dying|suicide|killing\s+myself|ending\s+(?:it|my\s+life)|not\s+waking\s+up|being\s+dead|to\s+die|to\s+be\s+dead)(?:'s)?(?:\s+\S+){0,6}?\s+(?:only\s+(?:way|answer|option|solution|choice|escape|thing)|way\s+out|(?:a|the)\s+(?:relief|release|answer|solution|escape)|peaceful|better\s+than\s+(?:this|living|life)|all\s+i\s+(?:think|dream)\s+about|on\s+my\s+mind|keeps?\s+(?:coming|popping|creeping|calling)|(?:seems|sounds|feels)\s+(?:like\s+)?(?:the\s+)?(?:best|better|easier|peaceful|nice|good|right|tempting|appealing|inviting|only))\b/g,
     negatable: true,
     timely: true,
     topic: true,
@@ -97,7 +107,7 @@ const patterns: CrisisPattern[] = [
     id: 'suicide.suicide-act',
     category: 'suicide',
     note: 'thinking about, planning or attempting suicide',
-    re: /\b(?:commit|committing|committed|attempt|attempting|attempted|consider|considering|considered|contemplate|contemplating|contemplated|(?:think|thinking|thought|thoughts)\s+(?:about|of)|plan|planning|planned|fantasi[sz]e\s+about|fantasi[sz]ing\s+about|research|researching|researched|googling|googled|obsessing\s+(?:about|over)|dream(?:ing)?\s+(?:about|of)|want|wanting)\s+(?:my\s+)?suicide\b/g,
+    re: /\b(?:commit|committing|committed|attempt|attempting|attempted|consider|considering|considered|contemplate|contemplating|contemplated|(?:think|thinking|thought|thoughts)\s+(?:about|of)|plan|planning|planned|fantasi[sz]e\s+about|fantasi[sz]ing\s+about|research|researching|researched|googling|googled|obsessing\s+(?:about|over)|dream(?:ing)?\s+(?:about|of)|want|wanting|do|doing|go\s+through\s+with|going\s+through\s+with)\s+(?:my\s+|the\s+)?suicide\b/g,
     negatable: true,
     timely: true,
     topic: true,
@@ -127,8 +137,8 @@ const patterns: CrisisPattern[] = [
   {
     id: 'suicide.be-dead',
     category: 'suicide',
-    note: 'wanting or wishing to be dead, or to never have been born',
-    re: /\b(?:want|wish|wished|wishing|hope|rather|prefer|need)\s+(?:\w+\s+){0,2}?(?:be|being|was|were)\s+dead\b|\b(?:wish|wished|wishing)\s+i(?:\s+had|'d)?\s+never\s+(?:been\s+born|existed)\b|\b(?:wish|wished|wishing)\s+i\s+(?:didn't|did\s+not|don't)\s+exist\b|\bbetter\s+off\s+dead\b|\b(?:peaceful|nice|easier|better|good|a\s+relief|relief)\s+(?:\w+\s+){0,3}?to\s+(?:be\s+dead|die)\b|\bfantasi[sz](?:e|es|ed|ing)\s+about\s+(?:my\s+own\s+|my\s+)?(?:funeral|death|dying|being\s+dead)\b/g,
+    note: 'wanting or wishing to be dead, or to never have been born (not "born into this family", a complaint about the family)',
+    re: /\b(?:want|wish|wished|wishing|hope|rather|prefer|need)\s+(?:\w+\s+){0,2}?(?:be|being|was|were)\s+dead\b|\b(?:wish|wished|wishing)\s+i(?:\s+had|'d)?\s+never\s+(?:been\s+born(?!\s+into\b)|existed)\b|\b(?:wish|wished|wishing)\s+i\s+(?:didn't|did\s+not|don't)\s+exist\b|\bbetter\s+off\s+dead\b|\b(?:peaceful|nice|easier|better|good|a\s+relief|relief)\s+(?:\w+\s+){0,3}?to\s+(?:be\s+dead|die)\b|\bfantasi[sz](?:e|es|ed|ing)\s+about\s+(?:my\s+own\s+|my\s+)?(?:funeral|death|dying|being\s+dead)\b/g,
     negatable: true,
     timely: true,
     firstPerson: true,
@@ -156,7 +166,7 @@ const patterns: CrisisPattern[] = [
     id: 'suicide.not-want-to-live',
     category: 'suicide',
     note: 'not wanting to live, be alive, exist or wake up',
-    re: /\b(?:don't|doesn't|didn't|won't|no\s+longer|not|never)\s+(?:\w+\s+){0,2}?(?:want|wanna|wish|care|feel\s+like|deserve)\s+to\s+(?:live|be\s+alive|exist|survive|keep\s+(?:living|going|existing)|go\s+on(?!\s+(?:a|the|this|that|with|vacation|holiday|trip|stage|tour|dates?|walks?)\b)|be\s+(?:here|around)(?!\s+(?:at|in|for|with|when|during|on|tonight|today|tomorrow)\b)|wake\s+up(?!\s+(?:early|at|for|before|so\s+early|tomorrow\s+(?:early|at))\b))\b|\b(?:not\s+sure|don't\s+think|don't\s+know\s+if|unsure|doubt)\s+(?:if\s+|whether\s+|that\s+)?i\s+(?:even\s+|still\s+|really\s+)?(?:want|wanna|can)\s+(?:to\s+)?(?:live|be\s+alive|go\s+on|keep\s+going|keep\s+living|survive|exist)\b/g,
+    re: /\b(?:don't|doesn't|didn't|won't|no\s+longer|not|never)\s+(?:\w+\s+){0,2}?(?:want|wanna|wish|care|feel\s+like|deserve)\s+to\s+(?:live|be\s+alive|exist|survive|keep\s+(?:living|going|existing)|go\s+on(?!\s+(?:a|the|this|that|with|vacation|holiday|trip|stage|tour|dates?|walks?)\b)|be\s+(?:here|around)(?![\s,\u2013\u2014-]{1,4}(?:at|in|for|with|when|during|on|tonight|today|tomorrow)\b(?!\s+(?:this|the)\s+(?:world|life)\b))|wake\s+up(?!\s+(?:early|at|for|before|so\s+early|tomorrow\s+(?:early|at))\b))\b|\b(?:not\s+sure|don't\s+think|don't\s+know\s+if|unsure|doubt)\s+(?:if\s+|whether\s+|that\s+)?i\s+(?:even\s+|still\s+|really\s+)?(?:want|wanna|can)\s+(?:to\s+)?(?:live|be\s+alive|go\s+on|keep\s+going|keep\s+living|survive|exist)\b/g,
     timely: true,
     example: "I don't want to live anymore",
   },
@@ -164,7 +174,7 @@ const patterns: CrisisPattern[] = [
     id: 'suicide.tired-of-living',
     category: 'suicide',
     note: 'tired of, sick of or done with living',
-    re: /\b(?:tired|sick|weary|exhausted)\s+of\s+(?:living|being\s+alive|existing|life\b(?!\s+(?:in|at|here|as|on)\b)|waking\s+up(?!\s+(?:early|at|so|for|to|before)\b))|\bdone\s+(?:with\s+)?(?:living|being\s+alive|existing|life)\b|\b(?:had|'ve\s+had|have\s+had)\s+enough\s+of\s+(?:living|life|being\s+alive|existing)\b/g,
+    re: /\b(?:tired|sick|weary|exhausted)\s+of\s+(?:living(?!\s+(?:in|at|with|here|there|on|under|off|out\s+of|next\s+to|paycheck)\b)|being\s+alive|existing|life\b(?!\s+(?:in|at|here|as|on)\b)|waking\s+up(?!\s+(?:early|at|so|for|to|before)\b))|\bdone\s+(?:with\s+)?(?:living(?!\s+(?:in|at|with|here|there|on|under|off|out\s+of|next\s+to)\b)|being\s+alive|existing|life)\b|\b(?:had|'ve\s+had|have\s+had)\s+enough\s+of\s+(?:living|life|being\s+alive|existing)\b|\bcan't\s+be\s+(?:bothered|arsed|assed)\s+(?:with\s+)?(?:living|being\s+alive|existing|life\b(?!\s+(?:admin|stuff|things)))|\bfinished\s+with\s+(?:living|life)\b/g,
     negatable: true,
     timely: true,
     firstPerson: true,
@@ -173,16 +183,16 @@ const patterns: CrisisPattern[] = [
   {
     id: 'suicide.no-reason-to-live',
     category: 'suicide',
-    note: 'no reason or point to live, nothing to live for, life not worth living',
-    re: /\b(?:no|zero|(?:don't|can't|doesn't|couldn't)\s+(?:see|have|find|know)\s+(?:a|any))\s+(?:reason|point|purpose|will)\s+(?:left\s+)?(?:for\s+me\s+)?(?:to|in|for|of)\s+(?:me\s+|my\s+)?(?:live|living|being\s+alive|stay(?:ing)?\s+alive|go(?:ing)?\s+on|keep(?:ing)?\s+(?:going|living)|exist(?:ing)?|life|wak(?:e|ing)\s+up)\b|\bnothing\s+(?:left\s+)?to\s+live\s+for\b|\bwhy\s+(?:bother|should\s+i|even|keep|would\s+i)\s+(?:\w+\s+){0,2}?(?:staying\s+alive|stay\s+alive|living|live|going\s+on|wak(?:e|ing)\s+up|be\s+alive|being\s+alive)\b|\bpoint\s+(?:of|in)\s+(?:living|being\s+alive|life|staying\s+alive|going\s+on|existing)\b|\b(?:life|living|my\s+life)\s+(?:is\s+|'s\s+)?(?:not|isn't|no\s+longer|ain't)\s+worth\s+(?:it|living|continuing|the\s+(?:pain|effort|struggle))\b|\bnot\s+worth\s+living\b/g,
+    note: 'no reason, point or strength left to live, nothing to live for, life not worth living (not "nothing left to live for at this job")',
+    re: /\b(?:no|zero|(?:don't|can't|doesn't|couldn't)\s+(?:see|have|find|know)\s+(?:a|any))\s+(?:reason|point|purpose|will)\s+(?:left\s+)?(?:for\s+me\s+)?(?:to|in|for|of)\s+(?:me\s+|my\s+)?(?:live|living|being\s+alive|stay(?:ing)?\s+alive|go(?:ing)?\s+on|keep(?:ing)?\s+(?:going|living)|exist(?:ing)?|life|wak(?:e|ing)\s+up)\b|\bnothing\s+(?:left\s+)?to\s+live\s+for\b(?!\s+(?:at|in)\s+(?:this|that|the|my)\s+(?!world\b|life\b)\w+)|\bwhy\s+(?:bother|should\s+i|even|keep|would\s+i)\s+(?:\w+\s+){0,2}?(?:staying\s+alive|stay\s+alive|living|live|going\s+on|wak(?:e|ing)\s+up|be\s+alive|being\s+alive)\b|\bpoint\s+(?:of|in)\s+(?:living|being\s+alive|life|staying\s+alive|going\s+on|existing)\b|\b(?:life|living|my\s+life)\s+(?:is\s+|'s\s+)?(?:not|isn't|no\s+longer|ain't)\s+worth\s+(?:it|living|continuing|the\s+(?:pain|effort|struggle))\b|\bnot\s+worth\s+living\b|\bno\s+(?:more\s+)?(?:strength|energy|power|will|fight)\s+(?:left\s+)?(?:to|for)\s+(?:live|living|go\s+on|keep\s+going|continue|carry\s+on|stay\s+alive)\b(?!\s+(?:a|the|with|this|my|on)\b)/g,
     timely: true,
     example: 'I have nothing left to live for',
   },
   {
     id: 'suicide.cant-go-on',
     category: 'suicide',
-    note: 'cannot go on or keep living',
-    re: /\bcan't\s+(?:go\s+on(?!\s+(?:a|the|this|that|vacation|holiday|trip|stage|tour)\b|\s+with\s+(?:the|this|my)\s+(?:project|job|work|trip|class)\b)|keep\s+(?:living|going\s+on|on\s+living)|live\s+(?:like\s+this|anymore|with\s+myself|this\s+life)|take\s+(?:living|being\s+alive|life\s+anymore))\b/g,
+    note: 'cannot go on or keep living (not "can\'t go on like this with the noise": an outside cause named)',
+    re: /\bcan't\s+(?:go\s+on(?!\s+(?:a|the|this|that|vacation|holiday|trip|stage|tour)\b|\s+with\s+(?:the|this|my)\s+(?:project|job|work|trip|class)\b|\s+like\s+this\s+(?:with|because\s+of|from)\s+(?:the|this|these|that|those|my|our|his|her|their)\s+(?!(?:pain|thoughts|voices|feelings|depression|grief|illness|life|memories)\b))|keep\s+(?:living|going\s+on|on\s+living)|live\s+(?:like\s+this|anymore|with\s+myself|this\s+life)|take\s+(?:living|being\s+alive|life\s+anymore))\b/g,
     timely: true,
     example: "I can't go on anymore",
   },
@@ -210,7 +220,7 @@ const patterns: CrisisPattern[] = [
     category: 'suicide',
     note: 'overdosing, or taking all or a dangerous amount of pills',
     re: t(
-      String.raw`\boverdos(?:e|ed|es|ing)\b|\b(?:take|taking|took|swallow|swallowing|swallowed|down|downing|downed|chug|chugging|chugged)\s+(?:\w+\s+){0,2}?(?:all|every|the\s+whole|the\s+entire|a\s+whole|an\s+entire|a\s+full|a\s+bunch\s+of|a\s+handful\s+of|too\s+many|way\s+too\s+many|everything\s+in|a\s+lot\s+of|lots\s+of|loads\s+of|a\s+ton\s+of|double|triple)\b[^.!?]{0,30}?\b{pills}\b|\b(?:stockpil\w*|sav(?:e|ed|ing)\s+up|hoard\w*|collect(?:ed|ing)|saving)\s+(?:\w+\s+){0,2}?(?:pills|meds|tablets|antidepressants|painkillers|sleeping\s+pills|prescriptions?)\b|\b(?:pills|meds|tablets)\s+(?:\w+\s+){0,2}?(?:ready|lined\s+up|in\s+front\s+of\s+me|in\s+my\s+hand|counted\s+out|saved\s+up|stockpiled|hoarded)\b|\benough\s+(?:\w+\s+)?(?:pills|meds|tablets|insulin|painkillers)\b(?:\s+\S+){0,3}?\s+(?:to\s+(?:die|finish|end|kill|not\s+wake)|saved)\b|\ball\s+(?:of\s+)?my\s+(?:\w+\s+)?(?:pills|meds|tablets|painkillers|antidepressants)\b[^.!?]{0,40}\b(?:tonight|right\s+now|ready|today|the\s+night)\b`,
+      String.raw`\b(?=overdos)(?<!(?<!(?:nearly|almost)\s)died\s{1,3}(?:of|from)\s{1,3}(?:an?\s{1,3})?(?:\w{1,20}\s{1,3})?)overdos(?:e|ed|es|ing)\b(?!\s+(?:patients?|victims?|calls?|cases?|deaths?|ward|(?:i|he|she|they)\s+had\s+(?:at\s+\d|in\s+(?:19|20)\d\d|when|years|as\s+a)))|\b(?:take|taking|took|swallow|swallowing|swallowed|down|downing|downed|chug|chugging|chugged)\s+(?:\w+\s+){0,2}?(?:all|every|the\s+whole|the\s+entire|a\s+whole|an\s+entire|a\s+full|a\s+bunch\s+of|a\s+handful\s+of|too\s+many|way\s+too\s+many|everything\s+in|a\s+lot\s+of|lots\s+of|loads\s+of|a\s+ton\s+of|double|triple)\b[^.!?]{0,30}?\b{pills}\b{returned}|\b(?:stockpil\w*|sav(?:e|ed|ing)\s+up|hoard\w*|collect(?:ed|ing)|saving)\s+(?:\w+\s+){0,2}?(?:pills|meds|tablets|antidepressants|painkillers|sleeping\s+pills|prescriptions?)\b|\b(?:pills|meds|tablets)\s+(?:\w+\s+){0,2}?(?:ready|lined\s+up|in\s+front\s+of\s+me|in\s+my\s+hand|counted\s+out|saved\s+up|stockpiled|hoarded)\b|\benough\s+(?:\w+\s+)?(?:pills|meds|tablets|insulin|painkillers)\b(?:\s+\S+){0,3}?\s+(?:to\s+(?:die|finish|end|kill|not\s+wake)|saved)\b|\ball\s+(?:of\s+)?my\s+(?:\w+\s+)?(?:pills|meds|tablets|painkillers|antidepressants)\b[^.!?]{0,40}\b(?:tonight|right\s+now|ready|today|the\s+night)\b`,
     ),
     negatable: true,
     timely: true,
@@ -232,7 +242,7 @@ const patterns: CrisisPattern[] = [
     category: 'suicide',
     note: 'hanging oneself, a rope or noose ready',
     re: t(
-      String.raw`\bhang(?:ing|ed)?\s+{self}\b|\b(?:rope|noose)\b[^.!?]{0,30}\b(?:ready|tied|around\s+my\s+neck|for\s+myself|from\s+the)\b|\b(?:bought|got|have|tied|made|tying|making|tie|make)\s+(?:a|the|my)\s+(?:rope|noose)\b|\bhow\s+to\s+(?:tie|make)\s+(?:a\s+)?noose\b|\bhanging\s+from\s+(?:the|a|my)\s+(?:ceiling|fan|beam|tree|door|rafters?|closet|ceiling\s+fan)\b`,
+      String.raw`\bhang(?:ing|ed)?\s+{self}\b|\b(?:{rope}|noose)\b[^.!?]{0,30}\b(?:ready|tied|around\s+my\s+neck|for\s+myself|from\s+the)\b|\b(?:bought|got|have|tied|made|tying|making|tie|make)\s+(?:a|the|my)\s+(?:{rope}|noose)\b|\bhow\s+to\s+(?:tie|make)\s+(?:a\s+)?noose\b|\b(?:thinking\s+(?:about|of)|want\s+to|going\s+to|plan(?:ning)?\s+(?:on|to)|about\s+to|ready\s+to|i'll)\s+rop(?:e|ing)\b(?=\s*(?:[.!?,;]|$|\s+(?:fr|myself|tonight|soon|today|again|for\s+real)\b))|\bhanging\s+from\s+(?:the|a|my)\s+(?:ceiling|fan|beam|tree|door|rafters?|closet|ceiling\s+fan)\b`,
     ),
     negatable: true,
     timely: true,
@@ -255,7 +265,7 @@ const patterns: CrisisPattern[] = [
     id: 'suicide.going-to-jump',
     category: 'suicide',
     note: 'about to jump, with no place named',
-    re: /\b(?:so\s+i\s+can|i'm\s+going\s+to|going\s+to|i'll|i\s+will|about\s+to|ready\s+to|want\s+to|i'm\s+gonna)\s+jump\b(?=\s*(?:[.!?,]|$|\s+(?:tonight|now|today|off|from|right\s+now)\b))/g,
+    re: /\b(?:so\s+i\s+can|i'm\s+going\s+to|going\s+to|i'll|i\s+will|about\s+to|ready\s+to|want\s+to|i'm\s+gonna)\s+jump\b(?=\s*(?:[.!?,]|$|\s+(?:tonight|now|today|off|from|right\s+now)\b))|\bthinking\s+(?:of|about)\s+jumping(?=\s*(?:[.!?,]|$|\s+(?:tonight|now|today|off|from|right\s+now)\b))/g,
     negatable: true,
     timely: true,
     firstPerson: true,
@@ -266,7 +276,7 @@ const patterns: CrisisPattern[] = [
     id: 'suicide.drawn-to-it',
     category: 'suicide',
     note: 'drawn to a drop or the tracks, or one\'s mind telling one to die',
-    re: /\b(?:looking\s+at|staring\s+at|walk(?:ing)?\s+(?:to|along)|standing\s+(?:by|near|at))\s+(?:the\s+)?(?:train\s+tracks|tracks|bridge|edge|ledge|roof|cliff)\b[^.!?]{0,50}\b(?:thinking\s+about\s+it|wondering|a\s+lot|every\s+(?:day|night))\b|\b(?:mind|brain|head|voices?|thoughts?)\s+(?:keeps?\s+|keep\s+)?(?:tell(?:s|ing)?|say(?:s|ing)?)\s+me\s+to\s+(?:die|end\s+it|kill\s+myself|jump|cut|hurt\s+myself|do\s+it)\b/g,
+    re: /\b(?:looking\s+at|staring\s+at|walk(?:ing)?\s+(?:to|along)|standing\s+(?:by|near|at))\s+(?:the\s+)?(?:train\s+tracks|tracks|bridge|edge|ledge|roof|cliff)\b[^.!?]{0,50}\b(?:thinking\s+about\s+it|wondering|a\s+lot|every\s+(?:day|night))\b|\b(?:mind|brain|head|voices?|thoughts?)\s+(?:keeps?\s+|keep\s+)?(?:tell(?:s|ing)?|say(?:s|ing)?)\s+(?:me\s+to\s+(?:die|end\s+it|kill\s+myself|jump|cut|hurt\s+myself|do\s+it)|kill\s+yourself|(?:that\s+)?i\s+(?:have|need|should|must)\s+(?:to\s+)?(?:die|jump|kill\s+myself|end\s+it|cut))\b/g,
     timely: true,
     example: 'My mind keeps telling me to end it',
   },
@@ -282,7 +292,7 @@ const patterns: CrisisPattern[] = [
     id: 'suicide.method-questions',
     category: 'suicide',
     note: 'asking whether a fall, cut or overdose would be instant or painless, or carbon monoxide',
-    re: /\b(?:would|will|does|is)\s+(?:it|that|i)\s+(?:be\s+)?(?:instant|instantaneous|painless|quick|fatal|kill\s+me|die)\b(?=[^?]{0,10}\?)|\bgarage\s+with\s+the\s+engine\s+(?:running|on)\b|\b(?:car|engine)\b[^.!?]{0,40}\b(?:garage|hose|exhaust)\b[^.!?]{0,30}\b(?:running|on|closed)\b|\bcarbon\s+monoxide\b|\bexhaust\s+(?:pipe|hose|fumes)\b[^.!?]{0,30}\b(?:window|car|inside)\b|\b(?:charcoal|helium)\b[^.!?]{0,30}\b(?:room|tent|car|bag|bathroom)\b/g,
+    re: /\b(?:would|will|does|is)\s+(?:it|that|i)\s+(?:be\s+)?(?:instant|instantaneous|painless|quick|fatal|kill\s+me|die)\b(?=[^?]{0,10}\?)|\bgarage\s+with\s+the\s+engine\s+(?:running|on)\b|\b(?:car|engine)\b[^.!?]{0,40}\b(?:garage|hose|exhaust)\b[^.!?]{0,30}\b(?:running|on|closed)\b|\bcarbon\s+monoxide\b(?!\s+(?:detectors?|alarms?|sensors?|monitors?|testers?|levels?|leaks?))|\bexhaust\s+(?:pipe|hose|fumes)\b[^.!?]{0,30}\b(?:window|car|inside)\b|\b(?:charcoal|helium)\b[^.!?]{0,30}\b(?:room|tent|car|bag|bathroom)\b/g,
     timely: true,
     topic: true,
     example: 'If I jump from the roof would it be instant?',
@@ -331,8 +341,8 @@ const patterns: CrisisPattern[] = [
   {
     id: 'suicide.end-my-life',
     category: 'suicide',
-    note: 'ending or taking one\'s own life',
-    re: /\b(?:end|ends|ending|ended|take|taking|took)\s+my\s+(?:own\s+)?life\b(?!\s+(?:back|in\s+(?:a|my)\s+(?:new|different)|into|to\s+(?:a|the)|seriously|for\s+granted|in\s+my\s+(?:own\s+)?hands))|\btake\s+my\s+own\s+life\b/g,
+    note: 'ending, taking or finishing one\'s own life ("I am wanting to finish my life")',
+    re: /\b(?:(?:end|ends|ending|ended|take|taking|took)\s+|finish(?:es|ed|ing)?\s+(?:with\s+)?)my\s+(?:own\s+)?life\b(?!'s|\s+(?:back|in\s+(?:a|my)\s+(?:new|different)|into|to\s+(?:a|the)|seriously|for\s+granted|in\s+my\s+(?:own\s+)?hands))|\btake\s+my\s+own\s+life\b/g,
     negatable: true,
     timely: true,
     example: 'I want to end my life',
@@ -342,7 +352,7 @@ const patterns: CrisisPattern[] = [
     category: 'suicide',
     note: 'intending to "end it (all)", "end things" or "end the pain" (not "end things with someone")',
     re: t(
-      String.raw`\b(?:{intent}|i'm|just|tried\s+to|try\s+to|gonna|finally)\s+(?:\w+\s+){0,2}?(?:end|ending|ended)\s+(?:it\s+all|it|everything|things|my\s+suffering|the\s+suffering|the\s+pain|my\s+pain|this(?=\s*(?:[.!?,]|$|\s+(?:tonight|today|now|forever|once\s+and\s+for\s+all)\b)))\b(?!\s+(?:with|between|on\s+a|here|there|early|for\s+(?:the|today|now)|off|up)\b|\s+(?:\w+\s+)?(?:with|between)\b)`,
+      String.raw`\b(?:{intent}|i'm|just|tried\s+to|try\s+to|gonna|finally|(?:tonight|today|now)\s+i)\s+(?:\w+\s+){0,2}?(?:end|ending|ended)\s+(?:it\s+all|it|everything|things|my\s+suffering|the\s+suffering|the\s+pain|my\s+pain|this(?=\s*(?:[.!?,]|$|\s+(?:tonight|today|now|forever|once\s+and\s+for\s+all)\b)))\b(?!\s+(?:with|between|on\s+a|here|there|early|for\s+(?:the|today|now)|off|up)\b|\s+(?:\w+\s+)?(?:with|between)\b)|(?<=^|[.!?\n]\s{0,3})ending\s+(?:it|it\s+all)\s+(?:tonight|today|now|for\s+good)\b|\bfinish(?:ing)?\s+(?:things|it\s+all|everything)\s+(?:for\s+good|forever|tonight)\b`,
     ),
     negatable: true,
     timely: true,
@@ -392,7 +402,7 @@ const patterns: CrisisPattern[] = [
     id: 'suicide.nobody-would-care',
     category: 'suicide',
     note: 'nobody would notice or care if the writer died',
-    re: /\b(?:no\s*one|nobody|none\s+of\s+them|not\s+a\s+single\s+person|not\s+one\s+person)\s+(?:would|will|'d|is\s+going\s+to|even)\s+(?:\w+\s+){0,2}?(?:notice|care|miss\s+me|mind|cry|come)\b[^.!?]{0,30}?\b(?:if|when)\s+i\s+(?:died|was\s+dead|were\s+dead|was\s+gone|were\s+gone|disappeared|killed\s+myself|stopped\s+existing|didn't\s+exist|wasn't\s+here|weren't\s+here|left\s+this\s+world)\b|\b(?:care|cares|matter|matters)\s+(?:\w+\s+)?(?:if|whether)\s+i\s+live\s+or\s+die\b/g,
+    re: /\b(?:no\s*one|nobody|none\s+of\s+them|not\s+a\s+single\s+person|not\s+one\s+person)\s+(?:would|will|'d|is\s+going\s+to|even)\s+(?:\w+\s+){0,2}?(?:notice|care|miss\s+me|mind|cry|come)\b[^.!?]{0,30}?\b(?:if|when)\s+i\s+(?:died|was\s+dead|were\s+dead|was\s+gone|were\s+gone|disappeared(?!\s+from\s+(?:the|this|our|my|a)\s+(?:group|chat|server|discord|team|channel|internet|socials?|office|class|party|meeting))|killed\s+myself|stopped\s+existing|didn't\s+exist|wasn't\s+here|weren't\s+here|left\s+this\s+world)\b|\b(?:care|cares|matter|matters)\s+(?:\w+\s+)?(?:if|whether)\s+i\s+live\s+or\s+die\b/g,
     example: 'No one would care if I died',
   },
   {
@@ -410,7 +420,7 @@ const patterns: CrisisPattern[] = [
     id: 'suicide.plan',
     category: 'suicide',
     note: 'a plan for how or when to do it, or for one\'s exit',
-    re: /\b(?:planned|planning|plan|figured\s+out|decided|worked\s+out|know\s+exactly|thought\s+about|thinking\s+about)\s+(?:exactly\s+)?(?:how|when|where)\s+(?:i'm\s+going\s+to|i'll|i\s+will|i'd|i\s+would|to)\s+(?:do\s+it|end\s+it|die|kill\s+myself|go)\b|\b(?:planning|planned|plan)\s+my\s+(?:exit|death|suicide|funeral|way\s+out)\b(?!\s+from)|\bcheck(?:ing)?\s+out\s+(?:for\s+good|permanently|early|of\s+(?:this\s+)?life)\b/g,
+    re: /\b(?:planned|planning|plan|figured\s+out|decided|worked\s+out|know\s+exactly|thought\s+about|thinking\s+about)\s+(?:exactly\s+)?(?:how|when|where)\s+(?:i'm\s+going\s+to|i'll|i\s+will|i'd|i\s+would|to)\s+(?:do\s+it|end\s+it|die|kill\s+myself|go)\b|\b(?:planning|planned|plan)\s+my\s+(?:exit|death|suicide|funeral|way\s+out)\b(?!\s+from)|\bcheck(?:ing)?\s+out(?:\s*[.!,]\s*|\s+)(?:for\s+good|permanently|early|of\s+(?:this\s+)?life)\b/g,
     negatable: true,
     timely: true,
     firstPerson: true,
@@ -419,8 +429,8 @@ const patterns: CrisisPattern[] = [
   {
     id: 'suicide.done-fighting',
     category: 'suicide',
-    note: 'tired of or done fighting (to stay alive), not fighting with someone',
-    re: /\b(?:tired\s+of|done|can't\s+keep|stop|stopped|giving\s+up|gave\s+up|give\s+up)\s+fighting\b(?!\s+(?:with|about|over|for|against|the\s+(?:urge|system|company|cold|flu)|this\s+(?:cold|flu|bug|case)|my\s+(?:sister|brother|parents|mom|dad|partner|wife|husband|boyfriend|girlfriend|boss|landlord)))/g,
+    note: 'tired of or done fighting (to stay alive), not fighting with someone or fighting a named outside object ("the insurance company")',
+    re: /\b(?:tired\s+of|done|can't\s+keep|stop|stopped|giving\s+up|gave\s+up|give\s+up)\s+fighting\b(?!\s+(?:with|about|over|for|against)\b|\s+(?:the|this|that|these|those|their|his|her|our|an?|my)\s+(?!(?:own\s+)?(?:depression|illness|demons|brain|mind|head|thoughts|body|pain|feelings|battle|cancer|disease|addiction)\b))/g,
     negatable: true,
     timely: true,
     firstPerson: true,
@@ -504,7 +514,7 @@ const patterns: CrisisPattern[] = [
     id: 'self-harm.relief',
     category: 'self-harm',
     note: 'self-injury as what helps, or as punishment',
-    re: /\b(?:only\s+thing\s+that\s+(?:helps|works)|what\s+helps|helps\s+me|makes\s+(?:me|it)\s+feel\s+(?:better|something|real))\s+(?:is\s+)?(?:cutting|burning|hurting\s+myself|hitting\s+myself|self-harm\w*|bleeding)\b|\bpunish(?:ing|ed)?\s+myself\s+(?:by|with)\s+(?:not\s+eating|starving|cutting|hurting|hitting|burning|scratching|bleeding|a\s+(?:blade|razor|knife|lighter))\b/g,
+    re: /\b(?:only\s+thing\s+that\s+(?:helps|works)|what\s+helps|helps\s+me|makes\s+(?:me|it)\s+feel\s+(?:better|something|real))\s+(?:is\s+)?(?:cutting|burning|hurting\s+myself|hitting\s+myself|self-harm\w*|bleeding)\b|\bpunish(?:ing|ed)?\s+myself\s+(?:by|with)\s+(?:not\s+eating|starving|cutting|hurting|hitting|burning|scratching|bleeding|(?:a|the|my)\s+(?:blade|razor|knife|lighter|belt|hairbrush|compass|hot\s+spoon))\b/g,
     negatable: true,
     timely: true,
     example: 'the only thing that helps is cutting',
@@ -535,7 +545,7 @@ const patterns: CrisisPattern[] = [
     id: 'harm-others.kill',
     category: 'harm-others',
     note: 'intending to kill or murder a person (a joke marker or an if-clause makes it hyperbole)',
-    re: t(String.raw`\b{intent}\s+(?:\w+\s+){0,2}?(?:kill|killing|murder|murdering)\s+(?:{target})\b`),
+    re: t(String.raw`\b{intent}\s+{gap}(?:kill|killing|murder|murdering)\s+(?:{target})\b`),
     negatable: true,
     timely: true,
     firstPerson: true,
@@ -547,7 +557,7 @@ const patterns: CrisisPattern[] = [
     category: 'harm-others',
     note: 'intending to stab, shoot, strangle, poison, beat up or hurt a person (not beating someone at a game)',
     re: t(
-      String.raw`\b{intent}\s+(?:\w+\s+){0,2}?(?:{violence})\s+(?:{target})\b(?!{contest})|\b{intent}\s+(?:\w+\s+){0,2}?(?:(?:beat|beating|kick|kicking|smack|smacking|batter|battering|rough|roughing)\s+(?:up\s+(?:{target})|(?:{target})\s+up)\b(?!{contest})|(?:beat|beating|kick|kicking|knock|knocking|punch|punching)\s+the\s+(?:shit|crap|hell|living\s+daylights|life)\s+out\s+of\s+(?:{target})\b|(?:smash|smashing|bash|bashing|cave|caving|kick|kicking|punch|punching)\s+(?:his|her|their|(?:{target})'s)\s+(?:face|head|skull|teeth)\s+in\b|(?:break|breaking|snap|snapping)\s+(?:his|her|their|(?:{target})'s)\s+(?:neck|legs?|arms?|jaw|nose|skull)\b)|\b{intent}\s+(?:\w+\s+){0,2}?(?:run|running)\s+(?:{target})\s+over\b|\b(?:{intent}|thoughts?|urges?|images?|afraid|scared|worried|terrified)\s+(?:\w+\s+){0,3}?(?:hurt(?:ing)?|harm(?:ing)?|kill(?:ing)?|drown(?:ing)?|shak(?:e|ing)|smother(?:ing)?|suffocat(?:e|ing)|throw(?:ing)?)\s+my\s+(?:baby|babies|newborn|toddlers?|kids?|child|children|son|daughter|infant|little\s+one)\b`,
+      String.raw`\b{intent}\s+{gap}(?:{violence})\s+(?:{target})\b(?!{contest})|\b{intent}\s+{gap}(?:(?:beat|beating|kick|kicking|smack|smacking|batter|battering|rough|roughing)\s+(?:up\s+(?:{target})|(?:{target})\s+up)\b(?!{contest})|(?:beat|beating|kick|kicking|knock|knocking|punch|punching)\s+the\s+(?:shit|crap|hell|living\s+daylights|life)\s+out\s+of\s+(?:{target})\b|(?:smash|smashing|bash|bashing|cave|caving|kick|kicking|punch|punching)\s+(?:his|her|their|(?:{target})'s)\s+(?:face|head|skull|teeth)\s+in\b|(?:break|breaking|snap|snapping)\s+(?:his|her|their|(?:{target})'s)\s+(?:neck|legs?|arms?|jaw|nose|skull)\b)|\b{intent}\s+{gap}(?:run|running)\s+(?:{target})\s+over\b|\b(?:{intent}|thoughts?|urges?|images?|afraid|scared|worried|terrified)\s+(?:\w+\s+){0,3}?(?:hurt(?:ing)?|harm(?:ing)?|kill(?:ing)?|drown(?:ing)?|shak(?:e|ing)|smother(?:ing)?|suffocat(?:e|ing)|throw(?:ing)?)\s+my\s+(?:baby|babies|newborn|toddlers?|kids?|child|children|son|daughter|infant|little\s+one)\b|\b{intent}\s+{gap}(?:(?:push|pushing|shove|shoving|throw|throwing)\s+(?:{target})\s+(?:down|off|in\s+front\s+of|under)\b|(?:put|putting)\s+(?:{target})\s+in\s+(?:the\s+)?hospital\b|(?:beat|beating|batter|battering|kick|kicking)\s+(?:{target})\s+to\s+(?:a\s+pulp|death|within\s+an\s+inch)|cut\s+(?:{target})\s+open\b|make\s+(?:{target})\s+bleed\b)`,
     ),
     negatable: true,
     timely: true,
@@ -621,9 +631,9 @@ const patterns: CrisisPattern[] = [
   {
     id: 'abuse.violence',
     category: 'abuse',
-    note: 'someone hits, beats, chokes, kicks, locks up or starves the writer',
+    note: 'someone hits, beats, chokes, kicks, locks up or starves the writer, or broke one of their bones',
     re: t(
-      String.raw`\b{abuser}\s+(?:\w+\s+){0,3}?(?:hits?|hitting|beats?|beating|beat|punch(?:es|ed|ing)?|kicks?|kicked|kicking|chok(?:e|es|ed|ing)|strangl(?:e|es|ed|ing)|slaps?|slapped|slapping|smack(?:s|ed|ing)?|whips?|whipped|whipping|burn(?:s|ed|t)?|bite|bites|bit|shov(?:e|es|ed|ing)|throws?\s+(?:things\s+|stuff\s+)?at|threw\s+(?:things\s+|stuff\s+)?at|drag(?:s|ged)?|starv(?:e|es|ed|ing)|lock(?:s|ed)?|locking|pinned|pins|ti(?:es|ed)\s+up)\s+(?:me|us|(?:my\s+\w+|him|her)\s+and\s+me)\b(?!\s+(?:at|to|out|up\s+(?:at|on))\b|\s+in\s+(?:a\s+|the\s+)?(?:\w+\s+)?(?:game|games|match|race|round|chess|cards|fortnite|tennis|arm\s+wrestling)\b)|\b{abuser}\s+(?:\w+\s+){0,3}?push(?:es|ed|ing)?\s+me\s+(?:down|into|against|off|out\s+of)\b|\b{abuser}\s+(?:\w+\s+){0,3}?hurts?\s+me\b(?=[^.!?]{0,40}\b(?:when|while|with\s+(?:a|his|her|the|their)\s+(?:belt|fist|fists|hand|stick|knife|cord|shoe)|bruises?|bleed|bleeding|hospital|physically)\b)`,
+      String.raw`\b{abuser}\s+(?:\w+\s+){0,3}?(?:hits?|hitting|beats?|beating|beat|punch(?:es|ed|ing)?|kicks?|kicked|kicking|chok(?:e|es|ed|ing)|strangl(?:e|es|ed|ing)|slaps?|slapped|slapping|smack(?:s|ed|ing)?|whips?|whipped|whipping|burn(?:s|ed|t)?|bite|bites|bit|shov(?:e|es|ed|ing)|throws?\s+(?:things\s+|stuff\s+)?at|threw\s+(?:things\s+|stuff\s+)?at|drag(?:s|ged)?|starv(?:e|es|ed|ing)|lock(?:s|ed)?|locking|pinned|pins|ti(?:es|ed)\s+up)\s+(?:me|us|(?:my\s+\w+|him|her)\s+and\s+me)\b(?!\s+(?:at|to|out|up\s+(?:at|on))\b|\s+in\s+(?:a\s+|the\s+)?(?:\w+\s+)?(?:game|games|match|race|round|chess|cards|fortnite|tennis|arm\s+wrestling)\b)|\b{abuser}\s+(?:\w+\s+){0,3}?push(?:es|ed|ing)?\s+me\s+(?:down|into|against|off|out\s+of)\b|\b{abuser}\s+(?:\w+\s+){0,3}?hurts?\s+me\b(?=[^.!?]{0,40}\b(?:when|while|with\s+(?:a|his|her|the|their)\s+(?:belt|fist|fists|hand|stick|knife|cord|shoe)|bruises?|bleed|bleeding|hospital|physically)\b)|\b{abuser}\s+(?:\w+\s+){0,2}?(?:broke|fractured|cracked|dislocated|split|burst|busted)\s+my\s+(?:fingers?|arm|wrist|nose|jaw|ribs?|leg|hand|tooth|teeth|lip|eardrum|cheekbone|collarbone)\b`,
     ),
     negatable: true,
     timely: true,
@@ -658,7 +668,7 @@ const patterns: CrisisPattern[] = [
     category: 'abuse',
     note: 'threats to kill or hurt the writer, fear of being killed or hurt, not safe at home',
     re: t(
-      String.raw`\bthreaten(?:s|ed|ing)?\s+(?:me\s+with\s+(?:a\s+)?(?:knife|gun|weapon|violence|bat|death)|to\s+(?:kill|hurt|beat|stab|shoot|strangle|rape)\s+me)\b|\b(?:said|says|swore|swears|told\s+me|keeps\s+saying|texted\s+me|threatened)\s+(?:that\s+)?(?:he|she|they)(?:'d|'ll|\s+would|\s+will|'s\s+going\s+to|\s+is\s+going\s+to|\s+are\s+going\s+to|'re\s+going\s+to)\s+(?:\w+\s+)?(?:kill|hurt|beat|stab|shoot)\s+me\b|\bnext\s+time\s+(?:he|she|they)(?:'ll|\s+will|'s\s+going\s+to)\s+(?:kill|hurt)\s+me\b|\b(?:scared|afraid|terrified|frightened)\s+(?:that\s+)?(?:he|she|they|{abuser})(?:'s|'ll|\s+is|\s+will|\s+might|\s+(?:is\s+)?going\s+to|\s+gonna|'s\s+going\s+to)\s+(?:\w+\s+)?(?:kill|hurt|beat|hit|strangle|rape)\s+me\b|\b(?:not|don't\s+feel|never\s+feel|isn't|no\s+longer)\s+safe\s+(?:at\s+home|in\s+my\s+(?:own\s+)?(?:home|house|room)|with\s+(?:him|her|them|my\s+\w+)|around\s+(?:him|her|them|my\s+\w+)|going\s+home)\b`,
+      String.raw`\bthreaten(?:s|ed|ing)?\s+(?:me\s+with\s+(?:a\s+)?(?:knife|gun|weapon|violence|bat|death)|to\s+(?:kill|hurt|beat|stab|shoot|strangle|rape)\s+me)\b|\b(?:said|says|swore|swears|told\s+me|keeps\s+saying|texted\s+me|threatened)\s+(?:that\s+)?(?:if\s+[^.!?,]{1,40}?,?\s+)?(?:he|she|they)(?:'d|'ll|\s+would|\s+will|'s\s+going\s+to|\s+is\s+going\s+to|\s+are\s+going\s+to|'re\s+going\s+to)\s+(?:\w+\s+)?(?:kill|hurt|beat|stab|shoot)\s+(?:me|my\s+(?:family|kids|children|baby|dog|mum|mom|parents))\b|\bnext\s+time\s+(?:he|she|they)(?:'ll|\s+will|'s\s+going\s+to)\s+(?:kill|hurt)\s+me\b|\b(?:scared|afraid|terrified|frightened)\s+(?:that\s+)?(?:he|she|they|{abuser})(?:'s|'ll|\s+is|\s+will|\s+might|\s+(?:is\s+)?going\s+to|\s+gonna|'s\s+going\s+to)\s+(?:\w+\s+)?(?:kill|hurt|beat|hit|strangle|rape)\s+me\b|\b(?:not|don't\s+feel|never\s+feel|isn't|no\s+longer)\s+safe\s+(?:at\s+home|in\s+my\s+(?:own\s+)?(?:home|house|room)|with\s+(?:him|her|them|my\s+\w+)|around\s+(?:him|her|them|my\s+\w+)|going\s+home)\b`,
     ),
     timely: true,
     hyperbole: 'joke-and-conditional',
@@ -686,7 +696,7 @@ const patterns: CrisisPattern[] = [
     id: 'abuse.sextortion',
     category: 'abuse',
     note: 'blackmail with intimate images',
-    re: /\b(?:threaten\w*|blackmail\w*|extort\w*)\b[^.!?]{0,40}\b(?:nudes|naked|nude|pics|pictures|photos|videos)\b|\bblackmail(?:s|ed|ing)?\s+me\b|\b(?:share|post|leak|send)\s+my\s+(?:nudes|naked\s+(?:pics|pictures|photos))\s+unless\b/g,
+    re: /\b(?:threaten\w*|blackmail\w*|extort\w*)\b[^.!?]{0,40}\b(?:nudes|naked|nude|pics|pictures|photos|videos)\b|\bblackmail(?:s|ed|ing)?\s+me\b|\b(?:share|post|leak|send)\s+my\s+(?:nudes|naked\s+(?:pics|pictures|photos))\s+unless\b|\b(?:says?|said)\s+(?:that\s+)?(?:he|she|they)(?:'ll|\s+will|'s\s+going\s+to)\s+(?:send|post|share|leak)\s+my\s+(?:nudes|naked\s+(?:pics|pictures|photos)|intimate\s+\w+)\b/g,
     timely: true,
     example: 'Someone is blackmailing me with my nudes',
   },
@@ -698,12 +708,36 @@ const patterns: CrisisPattern[] = [
     minor: true,
     example: "A man online keeps asking for nude pics and I'm 13",
   },
+  // --- revision 8: stated families from the development corpora --------------------------------
+  {
+    id: 'suicide.leave-life',
+    category: 'suicide',
+    note: 'leaving, quitting or being gone from life or this world, deciding not to go on, going "properly", no longer existing, the easy way out',
+    re: /\b(?:want|wanting|wanted|ready|going|decided|deciding|need|plan|planning)\s+to\s+(?:leave|quit|exit|depart)\s+(?:from\s+)?(?:this\s+)?(?:life|world|earth|existence)\b(?!\s+(?:a\s+)?better)|\bwant\s+out(?:\s*[.!,]\s*|\s+)(?:out\s+)?of\s+(?:life|this\s+life|living|existence)\b|\b(?:want|wanting|ready)\s+to\s+be\s+(?:gone\s+from\s+this\s+(?:earth|world|life)|six\s+feet\s+under)\b|\b(?:decided|made\s+up\s+my\s+mind|chosen)\s+(?:that\s+)?(?:i'm\s+not|i\s+won't\s+(?:be\s+)?)\s*(?:going\s+on|carrying\s+on|continuing|living\s+(?:any\s+)?(?:longer|on))\b|\btime\s+for\s+me\s+to\s+go(?:\s*[.!,]\s*|\s+)(?:properly\s+go|for\s+good|permanently|forever)\b|\bi\s+(?:won't|will\s+no\s+longer)\s+exist\b|\b(?:take|taking)\s+the\s+easy\s+way\s+out\b(?!\s+(?:on|with|by|and)\b)/g,
+    negatable: true,
+    timely: true,
+    firstPerson: true,
+    example: 'i have no more strength, i want to leave from this life',
+  },
+  {
+    id: 'third-party.abused',
+    category: 'third-party',
+    note: 'someone close being beaten now, or threatened with death ("my dad is threatening to kill my mum", "my sister\'s boyfriend is beating her right now")',
+    re: t(
+      String.raw`\b(?:threatening|threatens|threatened)\s+to\s+kill\s+(?:her|my\s+(?:\w+\s+)?(?:mum|mom|mother|sister|gran|grandma|nan|daughter|son|kids?|baby|friend|wife|brother|dad))\b|\b(?:said|says|say|screaming|shouting|yelling)\s+(?:that\s+)?(?:if\s+[^.!?,]{1,40}?,?\s+)?(?:he|she)(?:'ll|\s+will|'s\s+going\s+to|\s+is\s+going\s+to)\s+kill\s+her\b|\b(?:is|'s|are|keeps|been|has\s+been)\s+(?:beating|hitting|punching|choking|strangling|kicking|slapping)\s+(?:her|my\s+(?:\w+\s+)?(?:mum|mom|mother|sister|gran|grandma|nan|daughter|son|kids?|baby|friend|brother|dad))\b(?!{contest})|\b(?:hits|beats)\s+my\s+(?:sister|mum|mom|mother|gran|grandma|nan|daughter|son|kids|baby|brother)\b(?!{contest})`,
+    ),
+    negatable: true,
+    timely: true,
+    play: true,
+    hyperbole: 'joke-and-conditional',
+    example: "My dad is threatening to kill my mum, he's outside with a knife",
+  },
   // --- revision 7: families set H exposed (now dev-h) -----------------------------------------
   {
     id: 'suicide.euphemism',
     category: 'suicide',
     note: 'euphemisms for one\'s own death: out of the picture, opting out or checking out for good, removing oneself from the equation, catching the bus (forum "ctb")',
-    re: /\b(?:once|when|after|if)\s+i'm\s+(?:out\s+of\s+the\s+picture|off\s+the\s+scene)\b|\bopt(?:ing)?\s+out\s+(?:of\s+(?:it|life|living|everything|this\s+life|existence)\s+)?(?:for\s+good|permanently|forever)\b|\bremov(?:e|ing)\s+myself\s+from\s+(?:the\s+equation|the\s+picture|this\s+world|existence|everyone's\s+lives)\b|\bctb\b|\bcatch(?:ing)?\s+the\s+bus\s+(?:soon|tonight|tomorrow|for\s+good)\b|\bbring\s+(?:it|my\s+life|it\s+all)\s+to\s+a\s+close\b/g,
+    re: /\b(?:once|when|after|if)\s+i'm\s+(?:out\s+of\s+the\s+picture|off\s+the\s+scene)\b|\bopt(?:ing)?\s+out\s+(?:of\s+(?:it|life|living|everything|this\s+life|existence)\s+)?(?:for\s+good|permanently|forever)\b|\bremov(?:e|ing)\s+myself\s+from\s+(?:the\s+equation|the\s+picture|this\s+world|existence|everyone's\s+lives)\b|\b(?:take|taking|took)\s+myself\s+out\s+of\s+(?:the\s+equation|the\s+picture|this\s+world)\b|\bctb\b|\bcatch(?:ing)?\s+the\s+bus\s+(?:soon|tonight|tomorrow|for\s+good)\b|\bbring\s+(?:it|my\s+life|it\s+all)\s+to\s+a\s+close\b/g,
     negatable: true,
     timely: true,
     firstPerson: true,
@@ -714,7 +748,7 @@ const patterns: CrisisPattern[] = [
     category: 'suicide',
     note: 'a method described rather than named: a number of pills swallowed, a car running in a shut garage, the gas on with the windows shut, turning the wheel into a wall or off a viaduct, walking into the sea or the cold to stay',
     re: t(
-      String.raw`\b(?:swallowed|took|taken|downed|necked)\s+(?:about\s+|around\s+|like\s+|over\s+)?(?:\d{2,3}|twenty|thirty|forty|fifty|all\s+(?:of\s+)?(?:my|the))\s+(?:\w+\s+)?(?:{pills})\b|\b(?:car|engine)\s+(?:\w+\s+){0,2}?running\s+in\s+the\s+(?:\w+\s+)?garage\b|\blet\s+the\s+car\s+run\s+in\s+the\s+garage\b|\bgas\s+is\s+on\s+and\s+the\s+windows\s+are\s+(?:shut|closed)\b|\bturn(?:ing)?\s+the\s+wheel\b[^.!?]{0,40}\b(?:nearly|almost|want|wanted|today|tonight|keep|every\s+time)\b|\b(?:walk|walking|swim|swimming)\s+(?:out\s+)?into\s+the\s+(?:sea|ocean|lake|river|snow|cold)\s+and\s+(?:not|never)\s+(?:come|coming|turn|turning)\s+back\b`,
+      String.raw`\b(?:swallowed|took|taken|downed|necked)\s+(?:about\s+|around\s+|like\s+|over\s+)?(?:\d{2,3}|twenty|thirty|forty|fifty|all\s+(?:of\s+)?(?:my|the))\s+(?:\w+\s+)?(?:{pills})\b{returned}|\b(?:car|engine)\s+(?:\w+\s+){0,2}?running\s+in\s+the\s+(?:\w+\s+)?garage\b|\blet\s+the\s+car\s+run\s+in\s+the\s+garage\b|\bgas\s+is\s+on\s+and\s+the\s+windows\s+are\s+(?:shut|closed)\b|\bturn(?:ing)?\s+the\s+wheel\b[^.!?]{0,40}\b(?:nearly|almost|want|wanted|today|tonight|keep|every\s+time)\b|\b(?:walk|walking|swim|swimming)\s+(?:out\s+)?into\s+the\s+(?:sea|ocean|lake|river|snow|cold)\s+and\s+(?:not|never)\s+(?:come|coming|turn|turning)\s+back\b`,
     ),
     negatable: true,
     timely: true,
@@ -723,8 +757,8 @@ const patterns: CrisisPattern[] = [
   {
     id: 'self-harm.described',
     category: 'self-harm',
-    note: 'self-injury told through its tools or wounds: picking scars open, cuts deep enough for stitches, a compass, candle or lighter on the skin, "sh" urges',
-    re: /\bpick(?:ing|ed)?\s+(?:at\s+)?(?:my\s+)?(?:scars|scabs|wounds)\s+(?:open|until|till)\b|\b(?:went|go|cut)\s+(?:too\s+|so\s+)?deep\s+(?:enough\s+)?(?:that\s+)?i\s+(?:might|may|will|probably)?\s*need(?:ed)?\s+stitches\b|\b(?:compass|candle|lighter|sharpener\s+blade|safety\s+pin|hairbrush)\s+(?:on|into|against|to)\s+my\s+(?:skin|arms?|legs?|thighs?|wrists?|hands?|stomach)\b|\bsh\s+(?:urges?|again|relapse\w*)\b|\brelaps\w*\s+(?:on|with|into)\s+sh\b/g,
+    note: 'self-injury told through its tools or wounds: picking scars open, cuts deep enough for stitches, a compass, candle or lighter on the skin, "sh" urges, hitting, biting or scrubbing one\'s body until it bleeds, "self-harm is back"',
+    re: /\bpick(?:ing|ed)?\s+(?:at\s+)?(?:my\s+)?(?:scars|scabs|wounds)\s+(?:open|until|till)\b|\b(?:went|go|cut)\s+(?:too\s+|so\s+)?deep\s+(?:enough\s+)?(?:that\s+)?i\s+(?:might|may|will|probably)?\s*need(?:ed)?\s+stitches\b|\b(?:compass|candle|lighter|sharpener\s+blade|safety\s+pin|hairbrush)\s+(?:on|into|against|to)\s+my\s+(?:skin|arms?|legs?|thighs?|wrists?|hands?|stomach)\b|\bsh\s+(?:urges?|again|relapse\w*)\b|\brelaps\w*\s+(?:on|with|into)\s+sh\b|\b(?:hit|hitting|punch\w*|pinch\w*|scrub\w*|bit|bite|biting)\s+my\s+(?:arms?|legs?|thighs?|wrists?|stomach|skin|hands?)\b[^.!?]{0,40}?\b(?:until|till|til|so\s+hard|bled|bleeds?|bleeding|blood|purple|on\s+purpose|to\s+punish)\b|\bself-harm(?:ing)?\s+(?:is|'s)\s+(?:back|getting\s+worse)\b/g,
     negatable: true,
     timely: true,
     example: "I've been picking my scars open again",
@@ -777,10 +811,25 @@ export const english: Language = {
     [/\b(do|does|did|is|was|were|are|would|could|should|has|have|had|ai)nt\b/g, "$1n't"],
     [/\b(?:cannot|can\s+not|cant)\b/g, "can't"],
     [/\b(?:will\s+not|wont)\b/g, "won't"],
-    [/\bwanna\b/g, 'want to'],
+    [/\b(?:wanna|wnt)\b/g, 'want to'],
+    [/\bwant\s+to\s+to\b/g, 'want to'],
+    // "i want 2 die": the digit as the infinitive marker after a verb of wanting or going.
+    [/\b(want|wanted|going|need|ready|try|trying|about|plan|planning|decided)\s+2(?=\s+[a-z])/g, '$1 to'],
+    [/\b(?:gonnae|finna|i'ma)\b/g, 'going to'],
+    [/\bcannae\b/g, "can't"],
+    [/\bcba\b/g, "can't be bothered"],
+    [/\bkil\b/g, 'kill'],
+    [/\bmyslf\b/g, 'myself'],
+    [/\b(?:tonite|2nite)\b/g, 'tonight'],
+    // Forum shorthand: "sui thoughts", "SI is back" (suicidal ideation), "sh'ing" (self-harming).
+    [/\bsui\b(?=\s+(?:thoughts?|ideation|urges?|feelings?|attempts?)\b)/g, 'suicidal'],
+    [/\bsi\b(?=\s+(?:is|'s|has\s+been)\s+(?:back|getting|worse|bad|so|louder|loud|strong|here|again)\b)/g, 'suicidal ideation'],
+    [/\bsh'?ing\b/g, 'self-harming'],
     [/\bgonna\b/g, 'going to'],
     [/\bgotta\b/g, 'got to'],
     [/\bkms\b/g, 'kill myself'],
+    // "gonna kys" is the writer's own intention; elsewhere "kys" is said to someone.
+    [/\b(going\s+to|want\s+to|about\s+to|ready\s+to|i'll)\s+kys\b/g, '$1 kill myself'],
     [/\bkys\b/g, 'kill yourself'],
     [/\bun-?alive\b/g, 'kill'],
     [/\bun-?alived\b/g, 'killed'],
@@ -816,11 +865,11 @@ export const english: Language = {
   clauseBoundary: /[,;:]|\s(?:but|though|although|however|yet|except|whereas)\s|\s[-\u2013\u2014]\s/,
   frames: {
     media:
-      /\b(?:in\s+(?:the|a|this|that|my|his|her|their)\s+(?:\w+\s+)?(?:book|novel|story|movie|film|show|series|episode|game|comic|manga|anime|play|song|poem|fanfic|fic|campaign|scene|chapter|season|video|documentary|podcast|musical|opera)|the\s+(?:character|narrator|protagonist|villain|hero|heroine|main\s+character|author|singer|rapper|lyrics?)|my\s+(?:character|oc|novel|story|book|fanfic|fic|campaign|screenplay|script|poem)|lyrics?|(?:the|this|that)\s+song\s+(?:goes|says)|song\s+(?:called|titled)|(?:the|a|this|that)\s+(?:news|article|headline|report|paper|study|documentary|podcast|journalist|reporter|police|officials?|survey)\s+(?:said|says|reported|reports|shows|showed|found|covered|was\s+about|is\s+about|about|on)|according\s+to|headline:|breaking:|call\s+of\s+duty|fortnite|minecraft|elden\s+ring|valorant|overwatch|league\s+of\s+legends|respawn(?:ed)?|d&d|dungeon|(?:i'm\s+)?writing\s+(?:a|my)\s+(?:scene|story|book|novel|poem|song|script|chapter))\b/,
+      /\b(?:in\s+(?:the|a|this|that|my|his|her|their)\s+(?:\w+\s+)?(?:book|novel|story|movie|film|show|series|episode|game|comic|manga|anime|play|song|poem|fanfic|fic|campaign|scene|chapter|season|video|documentary|podcast|musical|opera)|the\s+(?:character|narrator|protagonist|villain|hero|heroine|main\s+character|author|singer|rapper|lyrics?)|my\s+(?:character|oc|novel|story|book|fanfic|fic|campaign|screenplay|script|poem)|lyrics?|(?:the|this|that)\s+song\s+(?:goes|says)|song\s+(?:called|titled)|(?:the|a|this|that)\s+(?:news|article|headline|report|paper|study|documentary|podcast|journalist|reporter|police|officials?|survey)\s+(?:said|says|reported|reports|shows|showed|found|covered|was\s+about|is\s+about|about|on)|according\s+to|headline:|breaking:|call\s+of\s+duty|fortnite|platformer|speedrun\w*|on\s+(?:the|this|that)\s+(?:\w+\s+)?level|boss\s+fight|minecraft|elden\s+ring|valorant|overwatch|league\s+of\s+legends|respawn(?:ed)?|d&d|dungeon|(?:i'm\s+)?writing\s+(?:a|my)\s+(?:scene|story|book|novel|poem|song|script|chapter))\b/,
     information:
       /\b(?:research|paper|essay|thesis|study|studies|statistics|stats|rates?|prevention|awareness|training|workshop|lecture|class|course|presentation|homework|assignment|warning\s+signs|hotline|helpline|crisis\s+line|resources|volunteer\w*|explain|what\s+(?:is|are|does)|difference\s+between|how\s+(?:do|can|should|would)\s+(?:i|we|you)\s+(?:help|support|talk\s+to|report|tell|know|recognize|recognise|spot)|documentary|podcast|article|policy|policies|debate|ethics|psychology)\b/,
     past: /\b(?:used\s+to|years?\s+ago|months\s+ago|a\s+long\s+time\s+ago|when\s+i\s+was\s+(?:\w+\s+)?(?:younger|little|small|a\s+(?:kid|child|teen|teenager)|in\s+(?:high\s+school|school|college|middle\s+school|university)|\d+|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)|as\s+a\s+(?:kid|child|teen|teenager)|in\s+(?:high\s+school|middle\s+school|college|my\s+teens|my\s+twenties)|back\s+(?:then|in\s+(?:the\s+day|\d+|high\s+school|school|college))|behind\s+me|(?:clean|free)\s+(?:for|since)|(?:years?|months?)\s+clean|in\s+recovery|recovered|in\s+the\s+past|last\s+year)\b/,
-    present: /\b(?:again|now|right\s+now|tonight|today|this\s+(?:week|morning|evening|weekend)|still|lately|recently|currently|these\s+days|last\s+night|yesterday|relaps\w*|keep|keeps|every\s+(?:day|night))\b/,
+    present: /\b(?:again|(?<!ago\s)now|right\s+now|tonight|today|this\s+(?:week|morning|evening|weekend)|(?<!(?:scars?|marks?)\s)still|lately|recently|currently|these\s+days|last\s+night|yesterday|relaps\w*|keep|keeps|every\s+(?:day|night))\b/,
     accident:
       /\b(?:accident(?:al(?:ly)?)?|by\s+mistake|on\s+accident|shaving|cooking|chopping|cutting\s+(?:vegetables|onions|bread|meat)|in\s+the\s+kitchen|stove|oven|iron|gym|workout|working\s+out|lifting|training|practice|hiking|skiing|snowboarding|skating|biking|cycling|football|soccer|basketball|rugby|fell|slipped|tripped|on\s+the\s+ice|paper\s+cut|fork|lmao)\b/,
     deliberate: /\b(?:on\s+purpose|deliberately|intentionally|purposely|to\s+(?:feel|punish|hurt)|because\s+i\s+(?:deserve|hate|wanted))\b/,
@@ -831,8 +880,26 @@ export const english: Language = {
       /\bso\s+(?:embarrass\w*|full|stuffed|bored|boring|hungry|cringe\w*|awkward|hot|sweaty|hungover|jealous|tired\s+of\s+this\s+(?:song|show|game|class|weather))\b|\b(?:of|from)\s+(?:embarrassment|boredom|cringe|laughter|laughing)\b/,
     minor: /\b(?:i'm|i\s+am|im|i'm\s+only|only)\s+(?:only\s+)?(?:1[0-7]|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen)\b|\b1[0-7]\s*(?:yo|y\/o|years?\s+old)\b|\b(?:i'm|i\s+am)\s+(?:a\s+)?(?:minor|kid|child|underage)\b/,
     firstPerson: /\b(?:i|i'm|i've|i'd|i'll|me|my|myself|mine)\b/,
+    // The match sits in the question and the answer is no ("... and I said no and it was true").
+    denial:
+      /\b(?:asked|asks|asking)\s+(?:me\s+)?(?:if|whether)\b[^.!?]{0,100}?\b(?:i\s+(?:said|say|answered|told\s+(?:him|her|them))|i\s+(?:could|can)\s+say)\s+no\b(?![^.!?]{0,40}\b(?:lied|lying|wasn't\s+true|not\s+true|didn't\s+mean))/,
+    safeNow:
+      /\b(?<!(?:if|whether|not\s+sure)\s)i'm\s+(?:safe|not\s+there\s+(?:now|anymore)|in\s+a\s+(?:good|better|much\s+better)\s+place|doing\s+(?:ok|okay|well|better|fine|good|alright)|(?:ok|okay|well|fine)\s+now)\b|\bnow\s+i\s+(?:run|lead|help|volunteer|mentor|support|work\s+with)\b|\b(?:this\s+time\s+)?i\s+got\s+help\s+(?:early|in\s+time)\b|\bhow\s+far\s+i've\s+come\b/,
+    distance:
+      /\b(?:(?:in|since|back\s+in)\s+(?:19|20)\d\d|that\s+was\s+(?:(?:19|20)\d\d|years\s+ago|a\s+long\s+time\s+ago)|(?:\d+|two|three|four|five|six|seven|eight|nine|ten|twenty)\s+years\s+(?:ago|today|since|on)|years\s+ago|after\s+my\s+first\s+(?:baby|child|pregnancy|marriage|divorce)|in\s+my\s+(?:teens|twenties)|as\s+a\s+(?:teen|teenager|kid)|when\s+i\s+was\s+(?:younger|a\s+teen\w*|\d+))\b/,
+    ongoing: /\b(?:again|tonight|right\s+now|still|anymore|relaps\w*|these\s+days|lately|every\s+(?:day|night))\b/,
+    undone:
+      /\b(?:wanted|thought\s+about|felt\s+like)\b[^]{0,120}?\b(?:obviously|of\s+course|but|and)\s+i\s+(?:didn't|never\s+did|never\s+would)(?=\s*(?:[.,;!]|$))/,
+    fearOfDying:
+      /\b(?:scared|afraid|terrified|worried|frightened|fear|anxious)\b[^.!?]{0,60}\b(?:i'll|i\s+will|i\s+might|i\s+may|i'm\s+going\s+to|i\s+could)\s+die$/,
+    otherObject:
+      /^\s*[.!?,]*\s*(?:(?:the|my|our|this|that)\s+(?!life\b|world\b|pain\b)(?:\w+\s+){0,2}?\w+,?\s+i\s+mean|i\s+mean\s+(?:the|my|our)\s+(?!life\b|world\b|pain\b)\w+)\b/,
+    purpose: /^\s*(?:it's\s+|this\s+is\s+)?for\s+(?:my|a|an|our|the)\b/,
+    annoyance:
+      /\bif\b[^.!?]{0,60}?\b(?:ask|asks|say|says|hear|play|plays|sing|sings|tell|tells|mention|mentions|sit\s+through|listen\s+to|send|sends|text|texts|email|emails|ping|pings|schedule|schedules)\b[^.!?]{0,60}?\b(?:one\s+more\s+time|once\s+more|again|another)\b|\bkill\s+me\s+(?:for|if\s+i)\s+(?:eat|eats|ate|eating|drink|drank|drinking|finish|finished|finishing|touch|touched|touching|use|used|using|borrow|borrowed|borrowing|steal|stole|stealing|spoil|spoiled|spoilt|spoiling|break|broke|breaking|lose|lost|losing|wear|wore|wearing)\s+(?:his|her|their|the|its)\b/,
+    earnest: /\b(?:i\s+mean\s+it|i\s+mean\s+that|not\s+(?:a\s+)?jok(?:e|ing)|i'm\s+(?:dead\s+)?serious|he's\s+serious|no\s+joke|not\s+being\s+dramatic|i\s+swear\s+on)\b/,
     implicitSubject:
-      /^(?:\W*(?:and|but|so|just|honestly|still|lately|really|not\s+going\s+to\s+lie|to\s+be\s+honest|tbh|always|constantly|seriously|literally)\s+)*\W*(?:been|feeling|feel|felt|thinking|thought|having|had|want|wanting|planning|going|ready|about|considering|contemplating|tired|sick|done|so|really|can't|don't|wish|hope|need|trying|tried|attempted|keep|kept|googling|googled|looking|researching|searching|wrote|writing|bought|got|have|saving|stockpiling|hiding|cutting|scared|afraid|terrified|cried|crying)\b/,
+      /^(?:\W*(?:and|but|so|just|honestly|still|lately|really|not\s+going\s+to\s+lie|to\s+be\s+honest|tbh|always|constantly|seriously|literally|lowkey|highkey|fr)\s+)*\W*(?:been|being|relapsed|relapsing|self-harming|feeling|feel|felt|thinking|thought|having|had|want|wanting|planning|going|ready|about|considering|contemplating|tired|sick|done|so|really|can't|don't|wish|hope|need|trying|tried|attempted|keep|kept|googling|googled|looking|researching|searching|wrote|writing|bought|got|have|saving|stockpiling|hiding|cutting|scared|afraid|terrified|cried|crying)\b/,
   },
   quotes: {
     self: /\b(?:i|i've|i'd|i'll|i\s+just|i\s+even|i\s+finally)\s+(?:\w+\s+){0,2}?(?:said|say|told|tell|wrote|write|texted|text|typed|posted|messaged|screamed|yelled|whispered|keep\s+telling\s+myself|keep\s+thinking|thought|think)\b[^"]{0,40}$/,
