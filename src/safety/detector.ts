@@ -40,7 +40,11 @@ export interface CrisisDetectorOptions {
 }
 
 /** Cancellations that speak for the message's frame, so they also veto the classifier. */
-const VETOES = new Set<SuppressionReason>(['negated', 'media', 'information', 'hyperbole', 'past', 'accident', 'play']);
+const VETOES = new Set<SuppressionReason>(['negated', 'media', 'information', 'hyperbole', 'past', 'accident', 'play', 'fear', 'other-object']);
+
+function vetoOf(rules: RuleVerdict): SuppressionReason | undefined {
+  return rules.suppressed.find((m) => VETOES.has(m.suppressedBy!))?.suppressedBy;
+}
 
 function round4(x: number): number {
   return Math.round(x * 10_000) / 10_000;
@@ -73,11 +77,17 @@ export class CrisisDetector {
     const lexical = this.options.lexical;
     if (verdict.label === 'crisis' || !lexical) return verdict;
     const score = lexical.score(text);
-    const vetoedBy = verdict.rules.suppressed.find((m) => VETOES.has(m.suppressedBy!))?.suppressedBy;
+    const vetoedBy = vetoOf(verdict.rules);
     const scored = { score: round4(score), threshold: lexical.threshold, ...(vetoedBy ? { vetoedBy } : {}) };
     if (score < lexical.threshold || vetoedBy) return { ...verdict, lexical: scored };
     return { ...verdict, label: 'crisis', category: 'unspecified', source: 'lexical', lexical: scored };
   }
+
+  /** Whether the classifier's score decides this message: the rules said ok and cancelled nothing that vetoes it. */
+  readonly leavesToClassifier = (text: string): boolean => {
+    const rules = this.rules.classify(text);
+    return rules.label === 'ok' && vetoOf(rules) === undefined;
+  };
 
   async classify(text: string, signal?: AbortSignal): Promise<CrisisVerdict> {
     const verdict = this.classifyLocally(text);

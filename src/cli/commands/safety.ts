@@ -8,7 +8,7 @@ import { createLogger } from '../../log.ts';
 import { CrisisRules } from '../../safety/classifier.ts';
 import { CrisisDetector, type CrisisVerdict } from '../../safety/detector.ts';
 import { evaluate, parseLabelledSet, type Evaluation } from '../../safety/evaluation.ts';
-import { DEFAULT_LEXICAL_MODEL, developmentSetFiles, SAFETY_DATASETS, trainLexical } from '../../safety/lexical.ts';
+import { DEFAULT_LEXICAL_MODEL, developmentSetFiles, loadWordVectors, SAFETY_DATASETS, trainLexical } from '../../safety/lexical.ts';
 import { languagesFor } from '../../safety/patterns/index.ts';
 import { detectorFromConfig } from '../../safety/setup.ts';
 import { ALL_SPACES, SafetyStore } from '../../safety/store.ts';
@@ -270,25 +270,26 @@ const train: Command = {
   summary: 'train the lexical crisis classifier on the development sets',
   usage: `Usage: mascot safety train [--out F] [--check]
 
-Trains the lexical crisis classifier (logistic regression over hashed word uni/bi-grams) on every
-datasets/safety/dev*.jsonl file, never on a held-out set, chooses its threshold by 5-fold
-cross-validation so that out-of-fold false positives on ordinary distress stay at or under 2%, and
-writes the weights (default models/safety-lexical.json). Training is deterministic.
+Trains the lexical crisis classifier (logistic regression over hashed word uni/bi-grams and pooled
+word vectors, models/safety-word-vectors.bin) on every datasets/safety/dev*.jsonl file, never on a
+held-out set, chooses its threshold by 5-fold cross-validation with whole sets as folds so that
+out-of-fold false positives on ordinary distress stay at or under 2%, and writes the weights
+(default models/safety-lexical.json). Training is deterministic.
   --out F    write the weights to F instead
   --check    write nothing; exit 3 when a fresh training differs from the shipped weights`,
   async run(ctx) {
     const check = switchOn(ctx, 'check');
     const out = stringFlag(ctx.flags, 'out') ?? DEFAULT_LEXICAL_MODEL;
-    const files = developmentSetFiles();
-    const examples = files.flatMap((f) => {
-      const set = parseLabelledSet(fs.readFileSync(path.join(SAFETY_DATASETS, f), 'utf8'), f);
+    const sets = developmentSetFiles().map((file) => {
+      const set = parseLabelledSet(fs.readFileSync(path.join(SAFETY_DATASETS, file), 'utf8'), file);
       if (set.problems.length > 0) throw new UsageError(`fix the development set first:\n${set.problems.join('\n')}`);
-      return set.examples;
+      return { file, examples: set.examples };
     });
-    const model = trainLexical(examples, files);
+    const model = trainLexical(sets, { vectors: loadWordVectors(), decides: new CrisisDetector().leavesToClassifier });
+    const examples = sets.reduce((n, s) => n + s.examples.length, 0);
     const json = `${JSON.stringify(model)}\n`;
     const cv = model.training.crossValidation;
-    const summary = `${examples.length} examples from ${files.length} development sets; threshold ${model.threshold} (out-of-fold recall ${cv.recall}, false positives distress ${cv.fpDistress}, other ${cv.fpOther}); ${model.weights.length} non-zero weights`;
+    const summary = `${examples} examples from ${sets.length} development sets; threshold ${model.threshold} (out-of-fold recall ${cv.recall}, false positives distress ${cv.fpDistress}, other ${cv.fpOther}); ${model.weights.length} non-zero weights`;
     if (check) {
       const same = fs.existsSync(out) && fs.readFileSync(out, 'utf8') === json;
       ctx.stdout.write(`${same ? 'identical to' : 'DIFFERS from'} ${out}: ${summary}\n`);
