@@ -196,6 +196,70 @@ describe('what cancels a pattern', () => {
     expect(label("I'd hurt anyone who came near me right now")).toBe('crisis');
   });
 
+  it('revision 9: a question others ask, answered with a bare denial, is a negation; answered yes it is not', () => {
+    expect(label("People keep asking if I'm suicidal because I'm quiet. I'm not. I'm grieving.")).toBe('ok');
+    expect(reasons("People keep asking if I'm suicidal. I'm not.")).toContain('negated');
+    expect(label("People keep asking if I'm suicidal. I am.")).toBe('crisis');
+    expect(label("People keep asking if I'm suicidal. I'm not okay.")).toBe('crisis');
+  });
+
+  it('revision 9: overwork, money and a lie-in are not wanting to die', () => {
+    expect(label("I'm killing myself with these hours, sixty a week on the bikes")).toBe('ok');
+    expect(label("I'm killing myself with these pills tonight")).toBe('crisis');
+    expect(label("I'm sick of living like this, paycheque to paycheque. Something's got to change.")).toBe('ok');
+    expect(label("I'm sick of living like this")).toBe('crisis');
+    expect(label('I want to sleep and not wake up until the semester is over')).toBe('ok');
+    expect(label('I want to sleep and not wake up')).toBe('crisis');
+  });
+
+  it('revision 9: petty causes, embarrassing slips and a clarified object are hyperbole', () => {
+    expect(label("Three hours on hold to the tax office, I'm going to jump out the window")).toBe('ok');
+    expect(label("I'm going to jump out the window of my flat tonight")).toBe('crisis');
+    expect(label("If the printer jams once more I'm throwing myself out the window")).toBe('ok');
+    expect(label('If the boss says "synergy" one more time I\'ll end it all. It being this meeting.')).toBe('ok');
+    expect(label("I'll end it all. It being my life.")).toBe('crisis');
+    expect(label('Ugh I want to die, I called the client "mum" on the Teams call')).toBe('ok');
+    expect(label('Ugh I want to die, I called the helpline and nobody answered')).toBe('crisis');
+    expect(label('my plants have a death wish, I swear they want to die just to spite me')).toBe('ok');
+    expect(label('my plants are dying and I want to die too')).toBe('crisis');
+  });
+
+  it('revision 9: a remembered, dated event the writer is safe from is the past; a relapse after it is not', () => {
+    expect(label("My hands still shake when I think about the night I took the overdose, five years ago now. I'm doing well.")).toBe('ok');
+    expect(label("Therapist asked me to write about the time I tried to end my life at 17. Hard session, but I'm glad I'm still here.")).toBe('ok');
+    expect(label("I keep thinking about the night I took the overdose and I want to do it again tonight. I'm doing well otherwise.")).toBe('crisis');
+    expect(label("It's been four years since I last self-harmed. Caught the scars in the mirror and felt proud.")).toBe('ok');
+    expect(label("It's been four years since I last self-harmed, and I relapsed tonight")).toBe('crisis');
+    expect(label('when I was teenager I hurt myself many times')).toBe('ok');
+    expect(label('I used to self-harm as a teenager and some days I still think about how far I\'ve come')).toBe('ok');
+    expect(label('Getting my old self-harm scars covered with a tattoo next month')).toBe('ok');
+  });
+
+  it('revision 9: fear, recognised intrusive thoughts and information are not intent', () => {
+    expect(label("My heart races at night and I'm convinced I'll die in my sleep. It's anxiety.")).toBe('ok');
+    expect(label('Intrusive thoughts about stabbing someone when I\'m chopping veg. I know they\'re OCD, I\'ve been in CBT for six months.')).toBe('ok');
+    expect(label('Intrusive thoughts about stabbing someone and I bought a knife today')).toBe('crisis');
+    expect(label('Does self-harm always mean someone is suicidal? Writing a leaflet for the youth club.')).toBe('ok');
+    expect(label('How does carbon monoxide poisoning work? Buying a detector and curious.')).toBe('ok');
+    expect(label('How long does carbon monoxide take in a closed car?')).toBe('crisis');
+    expect(label('bro i killed myself with my own grenade in the final circle')).toBe('ok');
+  });
+
+  it('revision 9: second-language, code-mixed and typed-fast statements count', () => {
+    expect(label('I will kill me tomorrow, I already decide it')).toBe('crisis');
+    expect(label("My mum will kill me if I'm late")).toBe('ok');
+    expect(label('I no want live more. Please tell my sister I am sorry.')).toBe('crisis');
+    expect(label('i wnt to dye so much rn')).toBe('crisis');
+    expect(label('I want to dye my hair blue')).toBe('ok');
+    expect(label('want to unalive. no more to add.')).toBe('crisis');
+    expect(label("same, except I'm not just thinking about ending it anymore, I'm planning it")).toBe('crisis');
+    expect(label("I'm not thinking about ending it anymore")).toBe('ok');
+    expect(label('Yo quiero morir ya')).toBe('crisis');
+    expect(label('No quiero morir, just tired')).toBe('ok');
+    expect(label('bro im gonna sewer slide tonight, not even trolling, screenshot this if u want')).toBe('crisis');
+    expect(label("he's going to jump tonight off the high dive lol")).toBe('ok');
+  });
+
   it('grooming patterns count only when the writer says they are a minor', () => {
     expect(label('a man online keeps asking me for nude pics')).toBe('ok');
     expect(label("a man online keeps asking me for nude pics and I'm 13")).toBe('crisis');

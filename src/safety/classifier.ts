@@ -7,15 +7,20 @@
 //   information       a topic pattern in a research, prevention or how-to sentence
 //   not-first-person  the pattern needs the writer as subject and the sentence has none
 //   negated           the clause before the match ends in a governing negation ("I'm not ..."), or
-//                     the sentence is an answer that denies ("asked if I'd thought of suicide, I said no")
+//                     the sentence is an answer that denies ("asked if I'd thought of suicide, I said no"),
+//                     or others ask whether the writer is so and the next sentence denies it ("I'm not.")
 //   past              the clause (or, when the clause has no tense marker, its sentence) speaks of the
 //                     past and nothing marks it current; or a date or distance plus "I'm safe now"
-//                     put it behind the writer; or the writer adds that they did not act on it
-//   fear              fear of dying, not a wish ("I'm scared I'll die in surgery")
+//                     put it behind the writer; or the writer adds that they did not act on it; or the
+//                     match is a remembered event ("the night I took the overdose") and the writer is
+//                     safe now or dates it, with nothing after it saying it goes on
+//   fear              fear of dying, not a wish ("I'm scared I'll die in surgery"), or an intrusive thought
+//                     the writer recognises and keeps at bay ("intrusive thoughts ... I know they're OCD")
 //   other-object      the writer names another object right after ("ending it. The marriage, I mean")
 //   accident          self-injury by accident ("cut myself shaving")
 //   play              rough play ("hits me with a pillow")
-//   hyperbole         a joke marker and/or an if-clause, or a trivial cause, as the pattern allows;
+//   hyperbole         a thing, not a person, is the subject ("my plants commit suicide"), for every pattern;
+//                     a joke marker and/or an if-clause, or a trivial cause, as the pattern allows;
 //                     a small annoyance repeated ("if they ask me one more time") or a threat over a
 //                     trivial thing ("he'd kill me for eating his yoghurt") for every such pattern
 //
@@ -146,15 +151,19 @@ export class CrisisRules {
     const clause = this.clauseAround(language, sentenceText, start - sentence.start, end - sentence.start);
     const before = sentenceText.slice(clause.start, start - sentence.start);
     const clauseText = sentenceText.slice(clause.start, clause.end);
+    const upToMatch = sentenceText.slice(0, start - sentence.start);
 
     if (pattern.minor && !minorSaid) return 'not-a-minor';
     if (f.media.test(sentenceText)) return 'media';
     // "What separates self-harm from suicidal behaviour? For my nursing essay." asks for information.
     if (pattern.topic && (f.information.test(sentenceText) || (f.purpose.test(nextSentence) && f.information.test(nextSentence)))) return 'information';
+    if (f.personified.test(upToMatch)) return 'hyperbole';
     if (pattern.firstPerson && !f.firstPerson.test(sentenceText) && !f.implicitSubject.test(sentenceText)) return 'not-first-person';
-    if (pattern.negatable && (language.negationBefore.test(before) || f.denial.test(sentenceText))) return 'negated';
-    if (pattern.timely && this.isOver(f, text, sentenceText, clauseText)) return 'past';
+    const askedAndDenied = f.askedIf.test(upToMatch) && f.denialReply.test(nextSentence);
+    if (pattern.negatable && (language.negationBefore.test(before) || f.denial.test(sentenceText) || askedAndDenied)) return 'negated';
+    if (pattern.timely && (this.isOver(f, text, sentenceText, clauseText, sentenceText.slice(clause.end)) || this.isRecalled(f, text, sentenceText, upToMatch, end - sentence.start))) return 'past';
     if (pattern.negatable && f.fearOfDying.test(sentenceText.slice(0, end - sentence.start))) return 'fear';
+    if (pattern.negatable && f.unwantedThought.test(text.slice(sentence.start))) return 'fear';
     if (pattern.negatable && f.otherObject.test(text.slice(end, end + 80))) return 'other-object';
     if (pattern.accidents && f.accident.test(sentenceText) && !f.deliberate.test(sentenceText)) return 'accident';
     if (pattern.play && f.play.test(sentenceText)) return 'play';
@@ -180,16 +189,28 @@ export class CrisisRules {
    * clause has no tense marker and its sentence does ("He hit me once, years ago, and I left");
    * or the message dates it and says the writer is safe now, with nothing still going on in the
    * clause ("I was suicidal in 2019 ... I'm not there now"); or the writer adds they did not act on
-   * a past wish ("I wanted to kill him ... Obviously I didn't").
+   * a past wish ("I wanted to kill him ... Obviously I didn't"). A past clause followed in its
+   * sentence by a relapse ("..., and I relapsed tonight") is not over.
    */
-  private isOver(f: Language['frames'], text: string, sentence: string, clause: string): boolean {
+  private isOver(f: Language['frames'], text: string, sentence: string, clause: string, afterClause: string): boolean {
     if (f.present.test(clause)) {
       return f.safeNow.test(text) && f.distance.test(text) && !f.ongoing.test(clause);
     }
-    if (f.past.test(clause)) return true;
+    // "It's been four years since I self-harmed, and I relapsed tonight": the next clause brings it back.
+    if (f.past.test(clause)) return !f.relapse.test(afterClause);
     if (f.past.test(sentence) && !f.present.test(sentence)) return true;
     if (f.safeNow.test(text) && f.distance.test(text) && !f.ongoing.test(sentence)) return true;
     return f.undone.test(text);
+  }
+
+  /**
+   * A remembered event rather than one at hand: the words before the match recall it ("the night I
+   * took the overdose"), nothing after it in the sentence says it goes on, and the writer says they
+   * are safe now or the sentence dates it ("... five years ago now. I'm doing well").
+   */
+  private isRecalled(f: Language['frames'], text: string, sentence: string, upToMatch: string, matchEnd: number): boolean {
+    if (!f.recalled.test(upToMatch) || f.ongoing.test(sentence.slice(matchEnd))) return false;
+    return f.safeNow.test(text) || f.distance.test(sentence);
   }
 
   /**

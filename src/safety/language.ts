@@ -69,6 +69,8 @@ export interface LanguageFrames {
   distance: RegExp;
   /** Markers of something still going on; a safe-now marker does not outweigh them ("again", "tonight"). */
   ongoing: RegExp;
+  /** It has come back: after a past clause, "again", "relapsed", "tonight" make the sentence current. */
+  relapse: RegExp;
   /** A past wish, then the writer saying they did not act on it: "I wanted to kill him ... Obviously I didn't". */
   undone: RegExp;
   /** Fear of dying, ending where the match ends: "I'm scared I'll die" is not a wish to. */
@@ -83,6 +85,16 @@ export interface LanguageFrames {
   earnest: RegExp;
   /** A sentence that starts with its verb has an implicit first-person subject ("Feeling suicidal tonight"). */
   implicitSubject: RegExp;
+  /** Ends where a match starts: someone asks whether the writer is what the match says ("people keep asking if I'm "). */
+  askedIf: RegExp;
+  /** The sentence after such a question: a bare denial ("I'm not."). */
+  denialReply: RegExp;
+  /** Ends where a match starts: a remembered past event ("the night I took the "), not one at hand. */
+  recalled: RegExp;
+  /** An unwanted, recognised intrusive thought: OCD, therapy, standing well back from the platform. */
+  unwantedThought: RegExp;
+  /** Ends where a match starts: a thing, not a person, is the subject ("my plants ", "I swear they "). */
+  personified: RegExp;
 }
 
 export interface Language {

@@ -16,13 +16,13 @@ const overdoseTalk = String.raw`(?=overdos)(?<!(?<!(?:nearly|almost)\s)died\s{1,
 const t = template({
   self: String.raw`myself|my own self`,
   // Verbs that put an act in the writer's intention or thoughts, before an infinitive or -ing form.
-  intent: String.raw`(?:plan|plans|planning|planned|figured\s+out|thinking\s+about|thought\s+about|know|knowing)\s+how\s+to|plan\s+is\s+to|(?:want|wanted|wanting|need|needing|going|plan|planning|planned|ready|about|try|trying|tried|decided|deciding|tempted|intend|intending|wish|wishing|urge|urges|choose|choosing|gotta|got|have|has)\s+to|(?:think|thinking|thought|thoughts|dream|dreaming|fantasi[sz]e|fantasi[sz]ing|obsess|obsessing|obsessed)\s+(?:about|of)|i'll|i\s+will|i'm|i'd|will|keep|kept|could\s+(?:actually|really|seriously|easily|just)|might\s+(?:actually|really|just)|should|afraid\s+i'll|scared\s+i'll|afraid\s+i\s+(?:will|might)|scared\s+i\s+(?:will|might)|easy\s+to|urge\s+to|picture|imagine|imagining|picturing|considering|contemplating|when\s+i|before\s+i|night\s+i|day\s+i|time\s+i`,
+  intent: String.raw`(?:plan|plans|planning|planned|figured\s+out|thinking\s+about|thought\s+about|know|knowing)\s+how\s+to|plan\s+is\s+to|(?:want|wanted|wanting|need|needing|going|plan|planning|planned|ready|about|try|trying|tried|decide|decided|deciding|tempted|intend|intending|wish|wishing|urge|urges|choose|choosing|gotta|got|have|has)\s+to|(?:think|thinking|thought|thoughts|dream|dreaming|fantasi[sz]e|fantasi[sz]ing|obsess|obsessing|obsessed)\s+(?:about|of)|i'll|i\s+will|i'm|i'd|will|keep|kept|could\s+(?:actually|really|seriously|easily|just)|might\s+(?:actually|really|just)|should|afraid\s+i'll|scared\s+i'll|afraid\s+i\s+(?:will|might)|scared\s+i\s+(?:will|might)|easy\s+to|urge\s+to|picture|imagine|imagining|picturing|considering|contemplating|when\s+i|before\s+i|night\s+i|day\s+i|time\s+i`,
   // People close to the writer, whose danger the writer is telling us about.
-  close: String.raw`(?<=^|[.!?\n]\s{0,3})(?:mum|mom|mam|dad|nan|gran|grandad|grandpa|grandma|bestie)|my\s+(?:best\s+|closest\s+|little\s+|big\s+|older\s+|younger\s+|twin\s+|teenage\s+|\d{1,2}[\s-]*(?:year|yr)s?[\s-]*old\s+)?(?:friend|bff|bestie|buddy|pal|duo|boy|lad|sponsee|mate|sister|brother|sibling|son|daughter|kid|child|teen|teenager|mom|mum|mother|dad|father|parent|partner|husband|wife|boyfriend|girlfriend|fiance|fiancee|roommate|flatmate|housemate|cousin|niece|nephew|aunt|uncle|grandma|grandpa|grandmother|grandfather|classmate|coworker|colleague|student|stepson|stepdaughter|ex)(?:'s\s+(?:son|daughter|kid|brother|sister))?`,
+  close: String.raw`(?<=^|[.!?\n]\s{0,3})(?:mum|mom|mam|dad|nan|gran|grandad|grandpa|grandma|bestie|flatmate|roommate|housemate|girlfriend|boyfriend)|my\s+(?:best\s+|closest\s+|little\s+|big\s+|older\s+|younger\s+|twin\s+|teenage\s+|\d{1,2}[\s-]*(?:year|yr)s?[\s-]*old\s+)?(?:friend|bff|bestie|buddy|pal|duo|boy|lad|sponsee|mate|sister|brother|sibling|son|daughter|kid|child|teen|teenager|mom|mum|mother|dad|father|parent|partner|husband|wife|boyfriend|girlfriend|fiance|fiancee|roommate|flatmate|housemate|cousin|niece|nephew|aunt|uncle|grandma|grandpa|grandmother|grandfather|classmate|coworker|colleague|student|stepson|stepdaughter|ex)(?:'s\s+(?:son|daughter|kid|brother|sister))?`,
   // Whoever may be hurting the writer.
-  abuser: String.raw`(?:my\s+(?:mom's|mum's|mother's|dad's|father's|wife's|husband's|partner's)\s+(?:new\s+)?(?:boyfriend|girlfriend|husband|wife|partner)|my\s+(?:step[\s-]?)?(?:dad|father|mom|mum|mother|parents?|brother|sister)|my\s+(?:in-laws|mother-in-law|father-in-law|brother-in-law|sister-in-law|carer|caregiver|son|daughter|grandson|granddaughter|sponsor)|my\s+(?:ex[- ]?)?(?:husband|wife|partner|boyfriend|girlfriend|fiance|fiancee|spouse)|my\s+(?:uncle|aunt|cousin|grandpa|grandfather|grandma|grandmother|coach|teacher|tutor|boss|pastor|priest|babysitter|neighbou?r|roommate|landlord|guardian|foster\s+(?:dad|mom|parents?))|he|she|they|someone|somebody|(?:a|an|the|this|some)\s+(?:\w+\s+)?(?:man|guy|woman|stranger|teacher|coach|neighbou?r|boss|relative|priest|pastor|tutor|doctor|babysitter|adult|carer|staff|nurse|warden|guard|supervisor))`,
+  abuser: String.raw`(?:(?<=^|[.!?\n]\s{0,3})(?:husband|wife|boyfriend|girlfriend|partner|madam|employer)|my\s+(?:employer|employer's\s+\w+|manager|supervisor|support\s+worker)|my\s+(?:mom's|mum's|mother's|dad's|father's|wife's|husband's|partner's)\s+(?:new\s+)?(?:boyfriend|girlfriend|husband|wife|partner)|my\s+(?:step[\s-]?)?(?:dad|father|mom|mum|mother|parents?|brother|sister)|my\s+(?:in-laws|mother-in-law|father-in-law|brother-in-law|sister-in-law|carer|caregiver|son|daughter|grandson|granddaughter|sponsor)|my\s+(?:ex[- ]?)?(?:husband|wife|partner|boyfriend|girlfriend|fiance|fiancee|spouse)|my\s+(?:uncle|aunt|cousin|grandpa|grandfather|grandma|grandmother|coach|teacher|tutor|boss|pastor|priest|babysitter|neighbou?r|roommate|landlord|guardian|foster\s+(?:dad|mom|parents?))|he|she|they|someone|somebody|(?:a|an|the|this|some)\s+(?:\w+\s+)?(?:man|guy|woman|stranger|teacher|coach|neighbou?r|boss|relative|priest|pastor|tutor|doctor|babysitter|adult|carer|staff|nurse|warden|guard|supervisor))`,
   // People the writer might hurt.
-  target: String.raw`the\s+lot\s+of\s+(?:them|you)|all\s+of\s+(?:them|you)|(?:the|those|that)\s+(?:\w+\s+)?(?:kids|people|guys|girls|boys|men|women|bullies|nurses|doctors|teachers|driver|man|woman|guy|bloke|dude|nurse|doctor|teacher)\s+(?:(?:at|in|from)\s+(?:\w+\s+){1,2}?)?(?:who|that)\s+(?:hurt|took|killed|raped|abused|bullied|bully|attacked|beat|let|jumped|did)\b|the\s+next\s+\w+\s+(?:who|that)\b|him|her|them|you|everyone|everybody|people|someone|somebody|anyone|anybody|the\s+next\s+person|the\s+people|those\s+(?:people|guys|kids|girls|boys|bitches|assholes|bastards)|(?:that|the|this)\s+(?:guy|girl|boy|man|woman|kid|person|bitch|bastard|asshole|teacher|boss|bully|bloke|dude|foreman|bookie|bailiff)|my\s+(?:\w+\s+)?(?:dad|father|mom|mum|mother|stepdad|stepmom|stepfather|stepmother|brother|sister|husband|wife|partner|ex|boyfriend|girlfriend|boss|coworker|coworkers|colleague|colleagues|teacher|roommate|neighbou?r|baby|babies|newborn|kids?|child|children|son|daughter|family|parents|classmates?|bully|bullies|uncle|aunt|cousin|manager|landlord)`,
+  target: String.raw`the\s+lot\s+of\s+(?:them|you)|all\s+of\s+(?:them|you)|(?:the|those|that)\s+(?:\w+\s+)?(?:kids|people|guys|girls|boys|men|women|bullies|nurses|doctors|teachers|driver|man|woman|guy|bloke|dude|nurse|doctor|teacher|lad|customer|officer)\s+(?:(?:at|in|from)\s+(?:\w+\s+){1,2}?)?(?:who|that)\s+(?:hurt|hurts|took|killed|raped|abused|abuses|bullied|bully|bullies|attacked|beat|let|jumped|did|cheated|cheat|got)\b|the\s+next\s+\w+\s+(?:who|that)\b|him|her|them|you|everyone|everybody|people|someone|somebody|anyone|anybody|the\s+next\s+person|the\s+people|those\s+(?:people|guys|kids|girls|boys|bitches|assholes|bastards)|(?:that|the|this)\s+(?:guy|girl|boy|man|woman|kid|person|bitch|bastard|asshole|teacher|boss|bully|bloke|dude|foreman|bookie|bailiff|landlord|supervisor|manager|customer|streamer|officer|lad)|my\s+(?:\w+\s+)?(?:dad|father|mom|mum|mother|stepdad|stepmom|stepfather|stepmother|brother|sister|husband|wife|partner|ex|boyfriend|girlfriend|boss|coworker|coworkers|colleague|colleagues|teacher|roommate|neighbou?r|baby|babies|newborn|kids?|child|children|son|daughter|family|parents|classmates?|bully|bullies|uncle|aunt|cousin|manager|landlord|supervisor|flatmate|housemate|stepdad|stepson|stepdaughter)`,
   // "beat him at chess", "beat my sister in the final": winning, not violence.
   contest: String.raw`\s+(?:at|in)\s+(?:a\s+|an\s+|the\s+|our\s+|this\s+|their\s+)?(?:\w+\s+)?(?:chess|cards|games?|match|matches|race|round|tennis|poker|pool|darts|golf|fifa|monopoly|scrabble|mario\s*kart|fortnite|arm\s+wrestling|trivia|quiz|rematch|finals?|tournament)\b`,
   violence: String.raw`stab|stabbing|shoot|shooting|strangle|strangling|choke|choking|poison|poisoning|beat|beating|attack|attacking|hurt|hurting|slit|slitting|torture|torturing|smother|smothering|drown|drowning|shank|shanking`,
@@ -45,6 +45,8 @@ const t = template({
   // A rope that is part of something else: a swing, a ladder, a course.
   rope: String.raw`rope\b(?!\s+(?:swing|ladder|course|lights?|toy|bridge|climb\w*|access|burn))`,
   minorAge: String.raw`1[0-7]|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen`,
+  // Overwork, not self-killing: "I'm killing myself with these hours", "killing myself over this deadline".
+  effort: String.raw`(?!\s+(?:with|over)\s+(?:these|this|the|all\s+(?:these|this|the)|my|so\s+(?:many|much)|too\s+(?:many|much)|extra|double)\s+(?:\w+\s+)?(?:hours|shifts?|overtime|work|workload|job|jobs|training|workouts?|revision|studying|deadlines?|commute|assignments?|exams?)\b)`,
 });
 
 const patterns: CrisisPattern[] = [
@@ -54,7 +56,7 @@ const patterns: CrisisPattern[] = [
     category: 'third-party',
     note: 'someone close to the writer wants to die, plans it, self-harms or has overdosed ("what should I do if my friend is suicidal?" asks about a state that may not exist; an act still counts)',
     re: t(
-      String.raw`\b{close}(?:'s)?\s+(?:[\w']+[\s,]+){0,12}?(?:is\s+|was\s+|has\s+been\s+|keeps\s+|just\s+|might\s+|may\s+)?(?:(?<!{ifQuestion})(?:suicidal|(?:wants?|wanted|wanting|going|planning|plans|trying|tried|threaten(?:s|ed|ing)?|talk(?:s|ed|ing)\s+about|about|means|meant)\s+(?:to\s+)?(?:(?:kill|top|neck|shoot|hang|drown|starve|off)\s+(?:him|her|them)sel(?:f|ves)|throw\s+(?:him|her|them)sel(?:f|ves)\s+(?:off|in\s+front|under)|die|end\s+(?:his|her|their)\s+(?:own\s+)?life|end\s+it|suicide|overdose|jump|drink\s+(?:the\s+)?(?:poison|bleach|weedkiller))|(?:is\s+|'s\s+)?ending\s+it\b(?!\s+(?:with|between)\b)|(?:cutting|hurting|harming|burning|starving)\s+(?:him|her|them)sel(?:f|ves)|self-harm\w*)|overdos(?:ed|ing|e)|(?:took|swallowed|taken)\s+(?:a\s+bunch\s+of|all\s+(?:of\s+)?(?:his|her|their|my|the)|too\s+many|way\s+too\s+many|(?:a|an|the)\s+(?:whole\s+|entire\s+)?(?:bottle|handful|box|packet|lot)\s+of)\s+(?:\w+\s+)?(?:pills|meds|tablets|medicine|medication|painkillers)|locked\s+(?:him|her|them)sel(?:f|ves)\s+in\b[^.!?]{0,40}\b(?:pills|knife|gun|razor|rope)|(?:has|had)\s+a\s+plan\s+to\s+(?:kill|end)|sent\s+(?:me\s+)?a\s+goodbye|(?:goodbye|suicide)\s+(?:note|message|letter|text))`,
+      String.raw`\b{close}(?:'s)?\s+(?:[\w']+[\s,]+){0,12}?(?:is\s+|was\s+|has\s+been\s+|keeps\s+|just\s+|might\s+|may\s+)?(?:(?<!{ifQuestion})(?:suicidal|(?:wants?|wanted|wanting|going|planning|plans|trying|tried|threaten(?:s|ed|ing)?|talk(?:s|ed|ing)\s+about|about|means|meant|(?:he|she|they)'ll|will)\s+(?:to\s+)?(?:(?:kill|top|neck|shoot|hang|drown|starve|off)\s+(?:him|her|them)sel(?:f|ves)|throw\s+(?:him|her|them)sel(?:f|ves)\s+(?:off|in\s+front|under)|die|end\s+(?:his|her|their)\s+(?:own\s+)?life|end\s+it|suicide|overdose|jump|drink\s+(?:the\s+)?(?:poison|bleach|weedkiller))|(?:is\s+|'s\s+)?ending\s+it\b(?!\s+(?:with|between)\b)|(?:cutting|hurting|harming|burning|starving)\s+(?:him|her|them)sel(?:f|ves)|(?<!\b(?:letter|email|assembly|lesson|leaflet|newsletter)s?\s+(?:about|on)\s+)self-harm\w*)|overdos(?:ed|ing|e)|(?:took|swallowed|taken)\s+(?:a\s+bunch\s+of|all\s+(?:of\s+)?(?:his|her|their|my|the)|too\s+many|way\s+too\s+many|(?:a|an|the)\s+(?:whole\s+|entire\s+)?(?:bottle|handful|box|packet|lot)\s+of)\s+(?:\w+\s+)?(?:pills|meds|tablets|medicine|medication|painkillers)|locked\s+(?:him|her|them)sel(?:f|ves)\s+in\b[^.!?]{0,40}\b(?:pills|knife|gun|razor|rope)|(?:has|had)\s+a\s+plan\s+to\s+(?:kill|end)|sent\s+(?:me\s+)?a\s+goodbye|(?:goodbye|suicide)\s+(?:note|message|letter|text)|so\s+(?:that\s+)?(?:he|she|they)\s+(?:can|could|will|would)\s+die\b|(?:took|swallowed|taken)\s+(?:a|an|the)\s+(?:whole|entire)\s+(?:bottle|box|packet|strip)\s+of\s+something)`,
     ),
     negatable: true,
     timely: true,
@@ -65,8 +67,8 @@ const patterns: CrisisPattern[] = [
   {
     id: 'suicide.kill-self',
     category: 'suicide',
-    note: 'killing oneself by any named means, in any tense ("kill myself", "kms", "unalive myself", "drown myself", "top myself", "neck myself", "erase myself", "do away with myself")',
-    re: t(String.raw`\b(?:kill|kills|killing|killed|murder|murdering|off|offing|drown|drowning|drowned|suffocate|suffocating|suffocated|smother|smothering|gas|gassing|electrocute|electrocuting|poison|poisoning|poisoned|strangle|strangling|strangled|hang|hanging|hanged|end|ending|destroy|destroying|neck|necking)\s+{self}\b|\b(?:top|topping|topped)\s+{self}\b(?!\s+up)|\b(?:erase|erasing|delete|deleting)\s+{self}\b(?!\s+from\s+(?:the\s+|my\s+)?(?:internet|group|chat|photos?|pictures?|socials?|server|list|team|thread|app))|\bdo(?:ing)?\s+away\s+with\s+{self}\b|\bdo(?:ing)?\s+{self}\s+in\b|\byeet(?:ing)?\s+{self}\s+off\b|\bset\s+{self}\s+on\s+fire\b`),
+    note: 'killing oneself by any named means, in any tense ("kill myself", "kms", "unalive myself", "drown myself", "top myself", "neck myself", "erase myself", "do away with myself", second-language "I will kill me", "finish myself this night"); not overwork ("killing myself with these hours")',
+    re: t(String.raw`\b(?:kill|kills|killing|killed|murder|murdering|off|offing|drown|drowning|drowned|suffocate|suffocating|suffocated|smother|smothering|gas|gassing|electrocute|electrocuting|poison|poisoning|poisoned|strangle|strangling|strangled|hang|hanging|hanged|end|ending|destroy|destroying|neck|necking)\s+{self}\b{effort}|\b(?:top|topping|topped)\s+{self}\b(?!\s+up)|\b(?:erase|erasing|delete|deleting)\s+{self}\b(?!\s+from\s+(?:the\s+|my\s+)?(?:internet|group|chat|photos?|pictures?|socials?|server|list|team|thread|app))|\bdo(?:ing)?\s+away\s+with\s+{self}\b|\bdo(?:ing)?\s+{self}\s+in\b|\byeet(?:ing)?\s+{self}\s+off\b|\bset\s+{self}\s+on\s+fire\b|\b(?:i'll|i'm\s+going\s+to|i\s+want\s+to|i\s+wanna)\s+(?:kill|finish|end)\s+me\b(?!\s+(?:off|if|when|with|for)\b)|\b(?:i'll|going\s+to|want\s+to|about\s+to)\s+finish\s+{self}\b(?!\s+off\b)`),
     negatable: true,
     timely: true,
     hyperbole: 'joke-and-conditional',
@@ -107,7 +109,7 @@ const patterns: CrisisPattern[] = [
     id: 'suicide.suicide-act',
     category: 'suicide',
     note: 'thinking about, planning or attempting suicide',
-    re: /\b(?:commit|committing|committed|attempt|attempting|attempted|consider|considering|considered|contemplate|contemplating|contemplated|(?:think|thinking|thought|thoughts)\s+(?:about|of)|plan|planning|planned|fantasi[sz]e\s+about|fantasi[sz]ing\s+about|research|researching|researched|googling|googled|obsessing\s+(?:about|over)|dream(?:ing)?\s+(?:about|of)|want|wanting|do|doing|go\s+through\s+with|going\s+through\s+with)\s+(?:my\s+|the\s+)?suicide\b/g,
+    re: /\b(?:commit|committing|committed|attempt|attempting|attempted|consider|considering|considered|contemplate|contemplating|contemplated|(?:think|thinking|thought|thoughts)\s+(?:about|of)|plan|planning|planned|fantasi[sz]e\s+about|fantasi[sz]ing\s+about|research|researching|researched|googling|googled|obsessing\s+(?:about|over)|dream(?:ing)?\s+(?:about|of)|want|wanting|do|doing|go\s+through\s+with|going\s+through\s+with)\s+(?:my\s+|the\s+)?suicide\b|\b(?:going|about|want|ready|planning|decided|decide)\s+to\s+suicide\b/g,
     negatable: true,
     timely: true,
     topic: true,
@@ -126,8 +128,8 @@ const patterns: CrisisPattern[] = [
   {
     id: 'suicide.want-to-die',
     category: 'suicide',
-    note: 'wanting, wishing, planning or deserving to die',
-    re: /\b(?:want|wanted|wanting|need|plan|planning|ready|try|trying|decided|deserve|wish|hope|choose|choosing)\s+to\s+die\b|\bfeel(?:ing)?\s+like\s+dying\b|\bi\s+(?:should|might\s+as\s+well)\s+(?:just\s+)?die\b/g,
+    note: 'wanting, wishing, planning or deserving to die ("part of me wants to die")',
+    re: /\b(?:want|wanted|wanting|need|plan|planning|ready|try|trying|decided|deserve|wish|hope|choose|choosing)\s+to\s+die\b|\bfeel(?:ing)?\s+like\s+dying\b|\bi\s+(?:should|might\s+as\s+well)\s+(?:just\s+)?die\b|\b(?:part|parts|half|the\s+rest|whatever's\s+left|what's\s+left)\s+of\s+me\s+(?:still\s+)?wants\s+to\s+die\b/g,
     negatable: true,
     timely: true,
     firstPerson: true,
@@ -165,16 +167,16 @@ const patterns: CrisisPattern[] = [
   {
     id: 'suicide.not-want-to-live',
     category: 'suicide',
-    note: 'not wanting to live, be alive, exist or wake up',
-    re: /\b(?:don't|doesn't|didn't|won't|no\s+longer|not|never)\s+(?:\w+\s+){0,2}?(?:want|wanna|wish|care|feel\s+like|deserve)\s+to\s+(?:live|be\s+alive|exist|survive|keep\s+(?:living|going|existing)|go\s+on(?!\s+(?:a|the|this|that|with|vacation|holiday|trip|stage|tour|dates?|walks?)\b)|be\s+(?:here|around)(?![\s,\u2013\u2014-]{1,4}(?:at|in|for|with|when|during|on|tonight|today|tomorrow)\b(?!\s+(?:this|the)\s+(?:world|life)\b))|wake\s+up(?!\s+(?:early|at|for|before|so\s+early|tomorrow\s+(?:early|at))\b))\b|\b(?:not\s+sure|don't\s+think|don't\s+know\s+if|unsure|doubt)\s+(?:if\s+|whether\s+|that\s+)?i\s+(?:even\s+|still\s+|really\s+)?(?:want|wanna|can)\s+(?:to\s+)?(?:live|be\s+alive|go\s+on|keep\s+going|keep\s+living|survive|exist)\b/g,
+    note: 'not wanting to live, be alive, exist or wake up ("I no want live more")',
+    re: /\b(?:don't|doesn't|didn't|won't|no\s+longer|not|never)\s+(?:\w+\s+){0,2}?(?:want|wanna|wish|care|feel\s+like|deserve)\s+to\s+(?:live|be\s+alive|exist|survive|keep\s+(?:living|going|existing)|go\s+on(?!\s+(?:a|the|this|that|with|vacation|holiday|trip|stage|tour|dates?|walks?)\b)|be\s+(?:here|around)(?![\s,\u2013\u2014-]{1,4}(?:at|in|for|with|when|during|on|tonight|today|tomorrow)\b(?!\s+(?:this|the)\s+(?:world|life)\b))|wake\s+up(?!\s+(?:early|at|for|before|so\s+early|tomorrow\s+(?:early|at))\b))\b|\b(?:no|not|don't)\s+want\s+(?:to\s+)?(?:live|living)\s+(?:more|no\s+more|any\s+more)\b|\b(?:not\s+sure|don't\s+think|don't\s+know\s+if|unsure|doubt)\s+(?:if\s+|whether\s+|that\s+)?i\s+(?:even\s+|still\s+|really\s+)?(?:want|wanna|can)\s+(?:to\s+)?(?:live|be\s+alive|go\s+on|keep\s+going|keep\s+living|survive|exist)\b/g,
     timely: true,
     example: "I don't want to live anymore",
   },
   {
     id: 'suicide.tired-of-living',
     category: 'suicide',
-    note: 'tired of, sick of or done with living',
-    re: /\b(?:tired|sick|weary|exhausted)\s+of\s+(?:living(?!\s+(?:in|at|with|here|there|on|under|off|out\s+of|next\s+to|paycheck)\b)|being\s+alive|existing|life\b(?!\s+(?:in|at|here|as|on)\b)|waking\s+up(?!\s+(?:early|at|so|for|to|before)\b))|\bdone\s+(?:with\s+)?(?:living(?!\s+(?:in|at|with|here|there|on|under|off|out\s+of|next\s+to)\b)|being\s+alive|existing|life)\b|\b(?:had|'ve\s+had|have\s+had)\s+enough\s+of\s+(?:living|life|being\s+alive|existing)\b|\bcan't\s+be\s+(?:bothered|arsed|assed)\s+(?:with\s+)?(?:living|being\s+alive|existing|life\b(?!\s+(?:admin|stuff|things)))|\bfinished\s+with\s+(?:living|life)\b/g,
+    note: 'tired of, sick of or done with living (not living paycheque to paycheque, in debt or out of a suitcase: a way of living named)',
+    re: /\b(?:tired|sick|weary|exhausted)\s+of\s+(?:living(?!\s+(?:in|at|with|here|there|on|under|off|out\s+of|next\s+to|paycheck)\b|(?:\s+like\s+this)?[\s,\u2013\u2014-]{1,4}(?:pay\s*(?:cheque|check)|hand\s+to\s+mouth|on\s+(?:benefits|minimum\s+wage|nothing|credit)|in\s+(?:debt|overdraft|a\s+(?:box\s*room|bedsit|van|hostel))|out\s+of\s+(?:a\s+suitcase|boxes))\b)|being\s+alive|existing|(?:the\s+)?life\b(?!\s+(?:in|at|here|as|on|of|style)\b)|waking\s+up(?!\s+(?:early|at|so|for|to|before)\b))|\bdone\s+(?:with\s+)?(?:living(?!\s+(?:in|at|with|here|there|on|under|off|out\s+of|next\s+to)\b)|being\s+alive|existing|life)\b|\b(?:had|'ve\s+had|have\s+had)\s+enough\s+of\s+(?:living|life|being\s+alive|existing)\b|\bcan't\s+be\s+(?:bothered|arsed|assed)\s+(?:with\s+)?(?:living|being\s+alive|existing|life\b(?!\s+(?:admin|stuff|things)))|\bfinished\s+with\s+(?:living|life)\b/g,
     negatable: true,
     timely: true,
     firstPerson: true,
@@ -199,8 +201,8 @@ const patterns: CrisisPattern[] = [
   {
     id: 'suicide.never-wake-up',
     category: 'suicide',
-    note: 'sleeping forever, hoping not to wake up or to die in one\'s sleep',
-    re: /\b(?:sleep|fall\s+asleep|go\s+to\s+sleep|close\s+my\s+eyes)\s+(?:\w+\s+){0,2}?(?:forever(?!\s+(?:this|on|tomorrow|today|tonight|until|till|after|the\s+(?:weekend|day)))|and\s+(?:never|not)\s+wake\s+up|and\s+not\s+come\s+back)\b|\b(?:hope|wish|want|pray|praying|hoping|wishing)\s+(?:\w+\s+){0,3}?(?:never|not|don't|won't|wouldn't|didn't)\s+wake\s+up\b|\b(?:hope|wish|pray|praying|hoping|wishing)\s+(?:that\s+)?i(?:'d|'ll|\s+would|\s+could|\s+will)?\s+(?:just\s+)?(?:die|get\s+hit\s+by|crash|don't\s+make\s+it|never\s+wake)\b|\bwak(?:e|ing)\s+up\s+(?:\w+\s+){0,2}?(?:wishing|disappointed|sad|upset|angry|furious)\s+(?:that\s+)?i\s+(?:hadn't|didn't|did|woke|am\s+still\s+alive|'m\s+still\s+alive)\b|\b(?:disappointed|sad|upset|angry)\s+(?:that\s+)?i\s+woke\s+up\b/g,
+    note: 'sleeping forever, hoping not to wake up or to die in one\'s sleep (not "not wake up until the semester is over")',
+    re: /\b(?:sleep|fall\s+asleep|go\s+to\s+sleep|close\s+my\s+eyes)\s+(?:\w+\s+){0,2}?(?:forever(?!\s+(?:this|on|tomorrow|today|tonight|until|till|after|the\s+(?:weekend|day)))|and\s+(?:never|not)\s+wake\s+up(?!\s+(?:until|till|til)\s+(?:the|this|my|next|monday|tuesday|wednesday|thursday|friday|saturday|sunday|christmas|summer|spring|noon|lunch|exams|\d))|and\s+not\s+come\s+back)\b|\b(?:hope|wish|want|pray|praying|hoping|wishing)\s+(?:\w+\s+){0,3}?(?:never|not|don't|won't|wouldn't|didn't)\s+wake\s+up\b(?!\s+(?:until|till|til)\s+(?:the|this|my|next|monday|tuesday|wednesday|thursday|friday|saturday|sunday|christmas|summer|spring|noon|lunch|exams|\d))|\b(?:hope|wish|pray|praying|hoping|wishing)\s+(?:that\s+)?i(?:'d|'ll|\s+would|\s+could|\s+will)?\s+(?:just\s+)?(?:die|get\s+hit\s+by|crash|don't\s+make\s+it|never\s+wake)\b|\bwak(?:e|ing)\s+up\s+(?:\w+\s+){0,2}?(?:wishing|disappointed|sad|upset|angry|furious)\s+(?:that\s+)?i\s+(?:hadn't|didn't|did|woke|am\s+still\s+alive|'m\s+still\s+alive)\b|\b(?:disappointed|sad|upset|angry)\s+(?:that\s+)?i\s+woke\s+up\b/g,
     negatable: true,
     timely: true,
     example: 'I hope I die in my sleep',
@@ -291,8 +293,8 @@ const patterns: CrisisPattern[] = [
   {
     id: 'suicide.method-questions',
     category: 'suicide',
-    note: 'asking whether a fall, cut or overdose would be instant or painless, or carbon monoxide',
-    re: /\b(?:would|will|does|is)\s+(?:it|that|i)\s+(?:be\s+)?(?:instant|instantaneous|painless|quick|fatal|kill\s+me|die)\b(?=[^?]{0,10}\?)|\bgarage\s+with\s+the\s+engine\s+(?:running|on)\b|\b(?:car|engine)\b[^.!?]{0,40}\b(?:garage|hose|exhaust)\b[^.!?]{0,30}\b(?:running|on|closed)\b|\bcarbon\s+monoxide\b(?!\s+(?:detectors?|alarms?|sensors?|monitors?|testers?|levels?|leaks?))|\bexhaust\s+(?:pipe|hose|fumes)\b[^.!?]{0,30}\b(?:window|car|inside)\b|\b(?:charcoal|helium)\b[^.!?]{0,30}\b(?:room|tent|car|bag|bathroom)\b/g,
+    note: 'asking whether a fall, cut or overdose would be instant or painless, or carbon monoxide (not with detectors or alarms in view)',
+    re: /\b(?:would|will|does|is)\s+(?:it|that|i)\s+(?:be\s+)?(?:instant|instantaneous|painless|quick|fatal|kill\s+me|die)\b(?=[^?]{0,10}\?)|\bgarage\s+with\s+the\s+engine\s+(?:running|on)\b|\b(?:car|engine)\b[^.!?]{0,40}\b(?:garage|hose|exhaust)\b[^.!?]{0,30}\b(?:running|on|closed)\b|(?<!\b(?:detectors?|alarms?|sensors?|boiler)\b[^]{0,120})\bcarbon\s+monoxide\b(?!\s+(?:detectors?|alarms?|sensors?|monitors?|testers?|levels?|leaks?)|[^]{0,120}\b(?:detectors?|alarms?|sensors?|boiler\s+service)\b)|\bexhaust\s+(?:pipe|hose|fumes)\b[^.!?]{0,30}\b(?:window|car|inside)\b|\b(?:charcoal|helium)\b[^.!?]{0,30}\b(?:room|tent|car|bag|bathroom)\b/g,
     timely: true,
     topic: true,
     example: 'If I jump from the roof would it be instant?',
@@ -342,7 +344,7 @@ const patterns: CrisisPattern[] = [
     id: 'suicide.end-my-life',
     category: 'suicide',
     note: 'ending, taking or finishing one\'s own life ("I am wanting to finish my life")',
-    re: /\b(?:(?:end|ends|ending|ended|take|taking|took)\s+|finish(?:es|ed|ing)?\s+(?:with\s+)?)my\s+(?:own\s+)?life\b(?!'s|\s+(?:back|in\s+(?:a|my)\s+(?:new|different)|into|to\s+(?:a|the)|seriously|for\s+granted|in\s+my\s+(?:own\s+)?hands))|\btake\s+my\s+own\s+life\b/g,
+    re: /\b(?:(?:end|ends|ending|ended|take|taking|took)\s+|finish(?:es|ed|ing)?\s+(?:with\s+)?)my\s+(?:own\s+)?life\b(?!'s|\s+(?:back|in\s+(?:a|my)\s+(?:new|different)|into|to\s+(?:a|the)|seriously|for\s+granted|in\s+my\s+(?:own\s+)?hands))|\btake\s+my\s+own\s+life\b|\bmake\s+an\s+end\s+(?:to|of)\s+my\s+(?:own\s+)?life\b/g,
     negatable: true,
     timely: true,
     example: 'I want to end my life',
@@ -369,8 +371,8 @@ const patterns: CrisisPattern[] = [
   {
     id: 'suicide.not-around',
     category: 'suicide',
-    note: 'will not be around, alive or a burden much longer',
-    re: /\b(?:won't|not\s+going\s+to|wouldn't|don't\s+think\s+i'll|might\s+not|may\s+not|not)\s+be\s+(?:around|here|alive|a\s+(?:problem|burden|bother))\s+(?:for\s+)?(?:much\s+longer|any\s+longer|longer|anymore|tomorrow|after\s+(?:tonight|today|this)|by\s+(?:tomorrow|morning|then|the\s+weekend|next\s+\w+|the\s+end\s+of\s+(?:the\s+)?\w+|\w+day)|for\s+long)\b(?!,?\s+(?:because|since|as|i'm|going|for|my|at|on|due)\b)/g,
+    note: 'will not be around, alive or a burden much longer; not planning on being alive by a date',
+    re: /\b(?:won't|not\s+going\s+to|wouldn't|don't\s+think\s+i'll|might\s+not|may\s+not|not)\s+be\s+(?:around|here|alive|a\s+(?:problem|burden|bother))\s+(?:for\s+)?(?:much\s+longer|any\s+longer|longer|anymore|tomorrow|after\s+(?:tonight|today|this)|by\s+(?:tomorrow|morning|then|the\s+weekend|next\s+\w+|the\s+end\s+of\s+(?:the\s+)?\w+|\w+day)|for\s+long)\b(?!,?\s+(?:because|since|as|i'm|going|for|my|at|on|due)\b)|\b(?:don't|do\s+not)\s+plan\s+on\s+(?:being\s+alive|still\s+being\s+(?:here|alive))\s+(?:by|after|past|for|much)\b/g,
     timely: true,
     example: "I won't be around much longer",
   },
@@ -484,8 +486,8 @@ const patterns: CrisisPattern[] = [
   {
     id: 'self-harm.named',
     category: 'self-harm',
-    note: 'self-harm named as such by the writer about themselves',
-    re: /\bself-harm(?:ing|ed|s)?\b|\bself[- ]injur(?:y|ing|ed)\b|\bself[- ]mutilat\w*\b/g,
+    note: 'self-harm named as such by the writer about themselves ("self-harm scars" names old marks, not the act)',
+    re: /\bself-harm(?:ing|ed|s)?\b(?!\s+scars\b)|\bself[- ]injur(?:y|ing|ed)\b|\bself[- ]mutilat\w*\b/g,
     negatable: true,
     timely: true,
     topic: true,
@@ -557,7 +559,7 @@ const patterns: CrisisPattern[] = [
     category: 'harm-others',
     note: 'intending to stab, shoot, strangle, poison, beat up or hurt a person (not beating someone at a game)',
     re: t(
-      String.raw`\b{intent}\s+{gap}(?:{violence})\s+(?:{target})\b(?!{contest})|\b{intent}\s+{gap}(?:(?:beat|beating|kick|kicking|smack|smacking|batter|battering|rough|roughing)\s+(?:up\s+(?:{target})|(?:{target})\s+up)\b(?!{contest})|(?:beat|beating|kick|kicking|knock|knocking|punch|punching)\s+the\s+(?:shit|crap|hell|living\s+daylights|life)\s+out\s+of\s+(?:{target})\b|(?:smash|smashing|bash|bashing|cave|caving|kick|kicking|punch|punching)\s+(?:his|her|their|(?:{target})'s)\s+(?:face|head|skull|teeth)\s+in\b|(?:break|breaking|snap|snapping)\s+(?:his|her|their|(?:{target})'s)\s+(?:neck|legs?|arms?|jaw|nose|skull)\b)|\b{intent}\s+{gap}(?:run|running)\s+(?:{target})\s+over\b|\b(?:{intent}|thoughts?|urges?|images?|afraid|scared|worried|terrified)\s+(?:\w+\s+){0,3}?(?:hurt(?:ing)?|harm(?:ing)?|kill(?:ing)?|drown(?:ing)?|shak(?:e|ing)|smother(?:ing)?|suffocat(?:e|ing)|throw(?:ing)?)\s+my\s+(?:baby|babies|newborn|toddlers?|kids?|child|children|son|daughter|infant|little\s+one)\b|\b{intent}\s+{gap}(?:(?:push|pushing|shove|shoving|throw|throwing)\s+(?:{target})\s+(?:down|off|in\s+front\s+of|under)\b|(?:put|putting)\s+(?:{target})\s+in\s+(?:the\s+)?hospital\b|(?:beat|beating|batter|battering|kick|kicking)\s+(?:{target})\s+to\s+(?:a\s+pulp|death|within\s+an\s+inch)|cut\s+(?:{target})\s+open\b|make\s+(?:{target})\s+bleed\b)`,
+      String.raw`\b{intent}\s+{gap}(?:{violence})\s+(?:{target})\b(?!{contest})|\b{intent}\s+{gap}(?:(?:beat|beating|kick|kicking|smack|smacking|batter|battering|rough|roughing)\s+(?:up\s+(?:{target})|(?:{target})\s+up)\b(?!{contest})|(?:beat|beating|kick|kicking|knock|knocking|punch|punching)\s+the\s+(?:shit|crap|hell|living\s+daylights|life)\s+out\s+of\s+(?:{target})\b|(?:smash|smashing|bash|bashing|cave|caving|kick|kicking|punch|punching)\s+(?:his|her|their|(?:{target})'s)\s+(?:face|head|skull|teeth)\s+in\b|(?:break|breaking|snap|snapping)\s+(?:his|her|their|(?:{target})'s)\s+(?:neck|legs?|arms?|jaw|nose|skull)\b)|\b{intent}\s+{gap}(?:run|running)\s+(?:(?:{target})\s+over|over\s+(?:{target}))\b|\b{intent}\s+{gap}(?:beat|beating|hit|hitting|punch|punching|kick|kicking|choke|choking|strangle|strangling|glass|glassing)\s+(?:{target})\s+(?:until|till|til)\s+(?:he|she|they)\s+(?:stops?\s+breathing|can't\s+breathe|(?:is|are)\s+dead)\b|\b{intent}\s+{gap}(?:glass|glassing|bottle|bottling)\s+(?:{target})\b|\b(?:{intent}|thoughts?|urges?|images?|afraid|scared|worried|terrified)\s+(?:\w+\s+){0,3}?(?:hurt(?:ing)?|harm(?:ing)?|kill(?:ing)?|drown(?:ing)?|shak(?:e|ing)|smother(?:ing)?|suffocat(?:e|ing)|throw(?:ing)?)\s+(?:my|the)\s+(?:baby|babies|newborn|toddlers?|kids?|child|children|son|daughter|infant|little\s+one)\b|\b{intent}\s+{gap}(?:(?:push|pushing|shove|shoving|throw|throwing)\s+(?:{target})\s+(?:down|off|in\s+front\s+of|under)\b|(?:put|putting)\s+(?:{target})\s+in\s+(?:the\s+)?hospital\b|(?:beat|beating|batter|battering|kick|kicking)\s+(?:{target})\s+to\s+(?:a\s+pulp|death|within\s+an\s+inch)|cut\s+(?:{target})\s+open\b|make\s+(?:{target})\s+bleed\b)`,
     ),
     negatable: true,
     timely: true,
@@ -569,7 +571,7 @@ const patterns: CrisisPattern[] = [
     id: 'harm-others.poison-or-ram',
     category: 'harm-others',
     note: 'poison in someone\'s food or drink, driving into people, a chosen target',
-    re: /\b(?:put|putting|slip|slipping|mix|mixing|add|adding)\s+(?:\w+\s+){0,2}?(?:poison|rat\s+poison|bleach|antifreeze|cyanide|arsenic)\s+(?:in|into)\s+(?:[\w-]+'s|his|her|their|my\s+[\w-]+(?:'s)?)\s+(?:\w+\s+)?(?:food|drink|coffee|tea|meal|dinner|water|lunch|soup)\b|\b(?:drive|driving|ram|ramming|plow|plowing|plough|ploughing)\s+(?:my\s+(?:car|truck|van)\s+)?(?:into|through)\s+(?:the\s+|a\s+|that\s+)?(?:crowd|people|protest(?:ers)?|parade|market|them|kids|students)\b|\bknow\s+(?:exactly\s+)?who\s+i'm\s+(?:going\s+after|going\s+to\s+(?:kill|shoot|hurt|get)|targeting)\b|\bsomeone\s+(?:\w+\s+){0,3}?(?:is|'s)\s+going\s+to\s+get\s+(?:hurt|killed)\b[^.!?]{0,60}\b(?:me|i'll|i\s+will)\b/g,
+    re: /\b(?:put|putting|slip|slipping|mix|mixing|add|adding)\s+(?:\w+\s+){0,2}?(?:poison|rat\s+poison|bleach|antifreeze|cyanide|arsenic)\s+(?:in|into)\s+(?:[\w-]+'s|his|her|their|my\s+[\w-]+(?:'s)?)\s+(?:\w+\s+)?(?:food|drink|coffee|tea|meal|dinner|water|lunch|soup)\b|\b(?:i'll|will|going\s+to|want\s+to|i'm\s+going\s+to)\s+poison\s+(?:[\w-]+'s|his|her|their)\s+(?:\w+\s+)?(?:food|drink|coffee|tea|meal|dinner|water|lunch|soup)\b|\b(?:drive|driving|ram|ramming|plow|plowing|plough|ploughing)\s+(?:my\s+(?:car|truck|van)\s+)?(?:into|through)\s+(?:the\s+|a\s+|that\s+)?(?:crowd|people|protest(?:ers)?|parade|market|them|kids|students)\b|\bknow\s+(?:exactly\s+)?who\s+i'm\s+(?:going\s+after|going\s+to\s+(?:kill|shoot|hurt|get)|targeting)\b|\bsomeone\s+(?:\w+\s+){0,3}?(?:is|'s)\s+going\s+to\s+get\s+(?:hurt|killed)\b[^.!?]{0,60}\b(?:me|i'll|i\s+will)\b/g,
     negatable: true,
     timely: true,
     example: "I'm going to put poison in my roommate's coffee",
@@ -578,7 +580,7 @@ const patterns: CrisisPattern[] = [
     id: 'harm-others.attack-place',
     category: 'harm-others',
     note: 'shooting up or bringing a weapon to a school, workplace or gathering',
-    re: /\bshoot(?:ing)?\s+up\s+(?:the|my|that|this|a|our)\s+(?:\w+\s+)?(?:school|class|office|work|workplace|place|mall|church|mosque|synagogue|temple|party|building|campus|store|club|concert)\b|\b(?:bring|bringing|take|taking|brought|carry|carrying)\s+(?:a|my|the|\w+'s)\s+(?:\w+'s\s+)?(?:gun|guns|rifle|pistol|knife|weapon|bomb|machete|explosives?)\s+(?:to|into)\s+(?:school|work|class|the\s+office|church|the\s+party|campus|the\s+mall|the\s+concert|my\s+(?:school|work|office|class))\b/g,
+    re: /\bshoot(?:ing)?\s+up\s+(?:the|my|that|this|a|our)\s+(?:\w+\s+)?(?:school|class|office|work|workplace|place|mall|church|mosque|synagogue|temple|party|building|campus|store|club|concert)\b|\b(?:bring|bringing|take|taking|brought|carry|carrying)\s+(?:a|my|the|\w+'s)\s+(?:\w+'?s\s+)?(?:gun|guns|rifle|pistol|knife|weapon|bomb|machete|explosives?)\s+(?:to|into)\s+(?:school|work|class|the\s+office|church|the\s+party|campus|the\s+mall|the\s+concert|my\s+(?:school|work|office|class))\b/g,
     negatable: true,
     timely: true,
     example: "I'm going to shoot up my school",
@@ -631,9 +633,9 @@ const patterns: CrisisPattern[] = [
   {
     id: 'abuse.violence',
     category: 'abuse',
-    note: 'someone hits, beats, chokes, kicks, locks up or starves the writer, or broke one of their bones',
+    note: 'someone hits, beats, chokes, kicks, locks up or starves the writer, or broke one of their bones ("madam hit me every day", "he keeps my passport and beat me", "lays into me")',
     re: t(
-      String.raw`\b{abuser}\s+(?:\w+\s+){0,3}?(?:hits?|hitting|beats?|beating|beat|punch(?:es|ed|ing)?|kicks?|kicked|kicking|chok(?:e|es|ed|ing)|strangl(?:e|es|ed|ing)|slaps?|slapped|slapping|smack(?:s|ed|ing)?|whips?|whipped|whipping|burn(?:s|ed|t)?|bite|bites|bit|shov(?:e|es|ed|ing)|throws?\s+(?:things\s+|stuff\s+)?at|threw\s+(?:things\s+|stuff\s+)?at|drag(?:s|ged)?|starv(?:e|es|ed|ing)|lock(?:s|ed)?|locking|pinned|pins|ti(?:es|ed)\s+up)\s+(?:me|us|(?:my\s+\w+|him|her)\s+and\s+me)\b(?!\s+(?:at|to|out|up\s+(?:at|on))\b|\s+in\s+(?:a\s+|the\s+)?(?:\w+\s+)?(?:game|games|match|race|round|chess|cards|fortnite|tennis|arm\s+wrestling)\b)|\b{abuser}\s+(?:\w+\s+){0,3}?push(?:es|ed|ing)?\s+me\s+(?:down|into|against|off|out\s+of)\b|\b{abuser}\s+(?:\w+\s+){0,3}?hurts?\s+me\b(?=[^.!?]{0,40}\b(?:when|while|with\s+(?:a|his|her|the|their)\s+(?:belt|fist|fists|hand|stick|knife|cord|shoe)|bruises?|bleed|bleeding|hospital|physically)\b)|\b{abuser}\s+(?:\w+\s+){0,2}?(?:broke|fractured|cracked|dislocated|split|burst|busted)\s+my\s+(?:fingers?|arm|wrist|nose|jaw|ribs?|leg|hand|tooth|teeth|lip|eardrum|cheekbone|collarbone)\b`,
+      String.raw`\b{abuser}(?:'s|'d)?\s+(?:\w+\s+){0,3}?(?:hits?|hitting|beats?|beating|beat|punch(?:es|ed|ing)?|kicks?|kicked|kicking|chok(?:e|es|ed|ing)|strangl(?:e|es|ed|ing)|slaps?|slapped|slapping|smack(?:s|ed|ing)?|whips?|whipped|whipping|burn(?:s|ed|t)?|bite|bites|bit|shov(?:e|es|ed|ing)|throws?\s+(?:things\s+|stuff\s+)?at|threw\s+(?:things\s+|stuff\s+)?at|drag(?:s|ged)?|starv(?:e|es|ed|ing)|lock(?:s|ed)?|locking|pinned|pins|ti(?:es|ed)\s+up)\s+(?:me|us|(?:my\s+\w+|him|her)\s+and\s+me)\b(?!\s+(?:at|to|out|up\s+(?:at|on))\b|\s+in\s+(?:a\s+|the\s+)?(?:\w+\s+)?(?:game|games|match|race|round|chess|cards|fortnite|tennis|arm\s+wrestling)\b)|\b{abuser}\s+(?:\w+\s+){0,3}?push(?:es|ed|ing)?\s+me\s+(?:down|into|against|off|out\s+of)\b|\b{abuser}\b[^.!?]{0,80}\band\s+(?:hits|beats?|punch(?:es|ed)|kicks|slaps?|slapped|chokes?|choked|dragged|drags)\s+me\b(?!\s+(?:at|in)\s+(?:chess|cards|games?|tennis|fifa|the\s+game))|\b{abuser}\s+(?:\w+\s+){0,2}?(?:lays|laid|lay|laying)\s+into\s+me\b|\b{abuser}\s+(?:\w+\s+){0,3}?hurts?\s+me\b(?=[^.!?]{0,40}\b(?:when|while|with\s+(?:a|his|her|the|their)\s+(?:belt|fist|fists|hand|stick|knife|cord|shoe)|bruises?|bleed|bleeding|hospital|physically)\b)|\b{abuser}\s+(?:\w+\s+){0,2}?(?:broke|fractured|cracked|dislocated|split|burst|busted)\s+my\s+(?:fingers?|arm|wrist|nose|jaw|ribs?|leg|hand|tooth|teeth|lip|eardrum|cheekbone|collarbone)\b`,
     ),
     negatable: true,
     timely: true,
@@ -655,7 +657,7 @@ const patterns: CrisisPattern[] = [
     id: 'abuse.named',
     category: 'abuse',
     note: 'the writer is being or was abused, raped, molested or assaulted',
-    re: /\b(?:i\s+was|i\s+got|i've\s+been|i'm\s+being|i'm|been|being|was|got)\s+(?:\w+\s+)?(?:raped|sexually\s+(?:assaulted|abused)|molested|abused|assaulted|beaten\s+up|beaten|groomed|trafficked|strangled|choked)\b|\b(?:abus(?:es|ed|ing)|molest(?:s|ed|ing)|rap(?:es|ed|ing)|sexually\s+assault(?:s|ed|ing)|assault(?:s|ed|ing)|groom(?:s|ed|ing)|traffick(?:s|ed|ing))\s+me\b/g,
+    re: /\b(?:i\s+was|i\s+got|i've\s+been|i'm\s+being|i'm|been|being|was|got)\s+(?:\w+\s+)?(?:raped|sexually\s+(?:assaulted|abused)|molested|abused|assaulted|beaten\s+up|beaten|groomed|trafficked|strangled|choked)\b|\b(?:he|she|they)\s+rape\s+me\b|\b(?:abus(?:es|ed|ing)|molest(?:s|ed|ing)|rap(?:es|ed|ing)|sexually\s+assault(?:s|ed|ing)|assault(?:s|ed|ing)|groom(?:s|ed|ing)|traffick(?:s|ed|ing))\s+me\b/g,
     negatable: true,
     topic: true,
     timely: true,
@@ -668,7 +670,7 @@ const patterns: CrisisPattern[] = [
     category: 'abuse',
     note: 'threats to kill or hurt the writer, fear of being killed or hurt, not safe at home',
     re: t(
-      String.raw`\bthreaten(?:s|ed|ing)?\s+(?:me\s+with\s+(?:a\s+)?(?:knife|gun|weapon|violence|bat|death)|to\s+(?:kill|hurt|beat|stab|shoot|strangle|rape)\s+me)\b|\b(?:said|says|swore|swears|told\s+me|keeps\s+saying|texted\s+me|threatened)\s+(?:that\s+)?(?:if\s+[^.!?,]{1,40}?,?\s+)?(?:he|she|they)(?:'d|'ll|\s+would|\s+will|'s\s+going\s+to|\s+is\s+going\s+to|\s+are\s+going\s+to|'re\s+going\s+to)\s+(?:\w+\s+)?(?:kill|hurt|beat|stab|shoot)\s+(?:me|my\s+(?:family|kids|children|baby|dog|mum|mom|parents))\b|\bnext\s+time\s+(?:he|she|they)(?:'ll|\s+will|'s\s+going\s+to)\s+(?:kill|hurt)\s+me\b|\b(?:scared|afraid|terrified|frightened)\s+(?:that\s+)?(?:he|she|they|{abuser})(?:'s|'ll|\s+is|\s+will|\s+might|\s+(?:is\s+)?going\s+to|\s+gonna|'s\s+going\s+to)\s+(?:\w+\s+)?(?:kill|hurt|beat|hit|strangle|rape)\s+me\b|\b(?:not|don't\s+feel|never\s+feel|isn't|no\s+longer)\s+safe\s+(?:at\s+home|in\s+my\s+(?:own\s+)?(?:home|house|room)|with\s+(?:him|her|them|my\s+\w+)|around\s+(?:him|her|them|my\s+\w+)|going\s+home)\b`,
+      String.raw`\bthreaten(?:s|ed|ing)?\s+(?:me\s+with\s+(?:a\s+)?(?:knife|gun|weapon|violence|bat|death)|to\s+(?:kill|hurt|beat|stab|shoot|strangle|rape)\s+me)\b|\b(?:said|says|swore|swears|told\s+me|keeps\s+saying|texted\s+me|threatened)\s+(?:that\s+)?(?:if\s+[^.!?,]{1,40}?,?\s+)?(?:he|she|they)(?:'d|'ll|\s+would|\s+will|'s\s+going\s+to|\s+is\s+going\s+to|\s+are\s+going\s+to|'re\s+going\s+to)\s+(?:\w+\s+)?(?:kill|hurt|beat|stab|shoot|murder|finish)\s+(?:me|us(?:\s+both|\s+all)?|my\s+(?:family|kids|children|baby|dog|mum|mom|parents))\b(?!\s+off\b)|\b(?:he|she|they)(?:'ll|'d|\s+will|\s+would|'s\s+going\s+to)\s+(?:burn|torch)\s+(?:the|our|my)\s+(?:house|flat|home|place)\s+(?:down\s+)?with\s+(?:me|us)\s+in(?:side|\s+it)?\b|\bnext\s+time\s+(?:he|she|they)(?:'ll|\s+will|'s\s+going\s+to)\s+(?:kill|hurt)\s+me\b|\b(?:scared|afraid|terrified|frightened)\s+(?:that\s+)?(?:he|she|they|{abuser})(?:'s|'ll|\s+is|\s+will|\s+might|\s+(?:is\s+)?going\s+to|\s+gonna|'s\s+going\s+to)\s+(?:\w+\s+)?(?:kill|hurt|beat|hit|strangle|rape)\s+me\b|\b(?:not|don't\s+feel|never\s+feel|isn't|no\s+longer)\s+safe\s+(?:at\s+home|in\s+my\s+(?:own\s+)?(?:home|house|room)|with\s+(?:him|her|them|my\s+\w+)|around\s+(?:him|her|them|my\s+\w+)|going\s+home)\b`,
     ),
     timely: true,
     hyperbole: 'joke-and-conditional',
@@ -687,7 +689,7 @@ const patterns: CrisisPattern[] = [
     category: 'abuse',
     note: 'forced or secret sexual contact, or touching when the writer is alone with the person',
     re: t(
-      String.raw`\b(?:forc(?:es|ed|ing)|make|makes|made|pressur(?:es|ed|ing))\s+me\s+(?:to\s+)?(?:have\s+sex|do\s+(?:sexual|things|stuff)|touch\s+(?:him|her|them)|watch\s+porn|perform)\b|\b{abuser}\s+(?:\w+\s+){0,3}?(?:touch(?:es|ed|ing)?|kiss(?:es|ed|ing)?|grop(?:es|ed|ing))\s+me\b[^.!?]{0,60}?\b(?:secret|nobody|no\s+one|don't\s+want|didn't\s+want|at\s+night|in\s+my\s+(?:room|bed)|private|inappropriate|down\s+there|asleep|not\s+to\s+tell|won't\s+stop|and\s+i\s+(?:don't|didn't)|when\s+(?:\w+\s+){0,3}?(?:isn't|aren't|is\s+out|are\s+out|is\s+away|are\s+away|is\s+at\s+work|are\s+at\s+work|'s\s+(?:out|away|at\s+work|not\s+(?:home|around|there)))|when\s+(?:we're|i'm)\s+(?:alone|home\s+alone|by\s+myself)|alone\s+with\s+(?:him|her|them))\b|\b(?:comes?|came|coming|sneaks?|sneaking|snuck)\s+into\s+my\s+(?:room|bed)\s+(?:at\s+night|when)\b[^.!?]{0,40}\btouch|\b(?:touch(?:es|ed|ing)?|kiss(?:es|ed)?|grop(?:es|ed|ing))\s+me\b[^.!?]{0,40}\b(?:not\s+to\s+tell|keep\s+it\s+(?:a\s+)?secret|our\s+(?:little\s+)?secret|nobody\s+(?:would|will)\s+believe)\b`,
+      String.raw`\b(?:forc(?:es|ed|ing)|make|makes|made|pressur(?:es|ed|ing))\s+me\s+(?:to\s+)?(?:have\s+sex|do\s+(?:sexual|things|stuff)|touch\s+(?:him|her|them)|watch\s+porn|perform)\b|\b{abuser}\s+(?:\w+\s+){0,3}?(?:touch(?:es|ed|ing)?|kiss(?:es|ed|ing)?|grop(?:es|ed|ing))\s+me\b[^.!?]{0,60}?\b(?:secret|nobody|no\s+one|don't\s+want|didn't\s+want|at\s+night|in\s+my\s+(?:room|bed)|private|inappropriate|down\s+there|asleep|not\s+to\s+tell|won't\s+stop|and\s+i\s+(?:don't|didn't)|when\s+(?:\w+\s+){0,3}?(?:isn't|aren't|is\s+out|are\s+out|is\s+away|are\s+away|is\s+at\s+work|are\s+at\s+work|\w*'s\s+(?:out|away|at\s+work|on\s+(?:nights|shift|nightshift)|not\s+(?:home|around|there)))|when\s+(?:we're|i'm)\s+(?:alone|home\s+alone|by\s+myself)|alone\s+with\s+(?:him|her|them))\b|\b(?:does|did|doing)\s+(?:things|stuff)\s+to\s+me\b(?=[^.!?]{0,60}\b(?:when|at\s+night|secret|tell|alone|don't\s+want|murder|kill)\b)|\b(?:comes?|came|coming|sneaks?|sneaking|snuck)\s+into\s+my\s+(?:room|bed)\s+(?:at\s+night|when)\b[^.!?]{0,40}\btouch|\b(?:touch(?:es|ed|ing)?|kiss(?:es|ed)?|grop(?:es|ed|ing))\s+me\b[^.!?]{0,40}\b(?:not\s+to\s+tell|keep\s+it\s+(?:a\s+)?secret|our\s+(?:little\s+)?secret|nobody\s+(?:would|will)\s+believe)\b`,
     ),
     timely: true,
     example: 'He touches me and I don\'t want him to',
@@ -713,7 +715,7 @@ const patterns: CrisisPattern[] = [
     id: 'suicide.leave-life',
     category: 'suicide',
     note: 'leaving, quitting or being gone from life or this world, deciding not to go on, going "properly", no longer existing, the easy way out',
-    re: /\b(?:want|wanting|wanted|ready|going|decided|deciding|need|plan|planning)\s+to\s+(?:leave|quit|exit|depart)\s+(?:from\s+)?(?:this\s+)?(?:life|world|earth|existence)\b(?!\s+(?:a\s+)?better)|\bwant\s+out(?:\s*[.!,]\s*|\s+)(?:out\s+)?of\s+(?:life|this\s+life|living|existence)\b|\b(?:want|wanting|ready)\s+to\s+be\s+(?:gone\s+from\s+this\s+(?:earth|world|life)|six\s+feet\s+under)\b|\b(?:decided|made\s+up\s+my\s+mind|chosen)\s+(?:that\s+)?(?:i'm\s+not|i\s+won't\s+(?:be\s+)?)\s*(?:going\s+on|carrying\s+on|continuing|living\s+(?:any\s+)?(?:longer|on))\b|\btime\s+for\s+me\s+to\s+go(?:\s*[.!,]\s*|\s+)(?:properly\s+go|for\s+good|permanently|forever)\b|\bi\s+(?:won't|will\s+no\s+longer)\s+exist\b|\b(?:take|taking)\s+the\s+easy\s+way\s+out\b(?!\s+(?:on|with|by|and)\b)/g,
+    re: /\b(?:want|wanting|wanted|ready|going|decided|deciding|need|plan|planning)\s+to\s+(?:leave|quit|exit|depart)\s+(?:from\s+)?(?:this\s+)?(?:life|world|earth|existence)\b(?!\s+(?:a\s+)?better)|\bwant\s+out(?:\s*[.!,]\s*|\s+)(?:out\s+)?of\s+(?:life|this\s+life|living|existence)\b|\b(?:want|wanting|ready)\s+to\s+be\s+(?:gone\s+from\s+this\s+(?:earth|world|life)|six\s+feet\s+under)\b|\b(?:decided|made\s+up\s+my\s+mind|chosen)\s+(?:that\s+)?(?:i'm\s+not|i\s+won't\s+(?:be\s+)?)\s*(?:going\s+on|carrying\s+on|carry\s+on|go\s+on|continuing|continue|living\s+(?:any\s+)?(?:longer|on))\b(?!\s+(?:with|at|in|as)\b)|\bnot\s+doing\s+(?:this\s+)?life\s+(?:thing\s+)?(?:past|after|beyond)\s+(?:tonight|today|tomorrow|this\s+week)\b|\btime\s+for\s+me\s+to\s+go(?:\s*[.!,]\s*|\s+)(?:properly\s+go|for\s+good|permanently|forever)\b|\bi\s+(?:won't|will\s+no\s+longer)\s+exist\b|\b(?:take|taking)\s+the\s+easy\s+way\s+out\b(?!\s+(?:on|with|by|and)\b)/g,
     negatable: true,
     timely: true,
     firstPerson: true,
@@ -724,7 +726,7 @@ const patterns: CrisisPattern[] = [
     category: 'third-party',
     note: 'someone close being beaten now, or threatened with death ("my dad is threatening to kill my mum", "my sister\'s boyfriend is beating her right now")',
     re: t(
-      String.raw`\b(?:threatening|threatens|threatened)\s+to\s+kill\s+(?:her|my\s+(?:\w+\s+)?(?:mum|mom|mother|sister|gran|grandma|nan|daughter|son|kids?|baby|friend|wife|brother|dad))\b|\b(?:said|says|say|screaming|shouting|yelling)\s+(?:that\s+)?(?:if\s+[^.!?,]{1,40}?,?\s+)?(?:he|she)(?:'ll|\s+will|'s\s+going\s+to|\s+is\s+going\s+to)\s+kill\s+her\b|\b(?:is|'s|are|keeps|been|has\s+been)\s+(?:beating|hitting|punching|choking|strangling|kicking|slapping)\s+(?:her|my\s+(?:\w+\s+)?(?:mum|mom|mother|sister|gran|grandma|nan|daughter|son|kids?|baby|friend|brother|dad))\b(?!{contest})|\b(?:hits|beats)\s+my\s+(?:sister|mum|mom|mother|gran|grandma|nan|daughter|son|kids|baby|brother)\b(?!{contest})`,
+      String.raw`\b(?:threatening|threatens|threatened)\s+to\s+kill\s+(?:her|my\s+(?:\w+\s+)?(?:mum|mom|mother|sister|gran|grandma|nan|daughter|son|kids?|baby|friend|wife|brother|dad))\b|\b(?:said|says|say|screaming|shouting|yelling)\s+(?:that\s+)?(?:if\s+[^.!?,]{1,40}?,?\s+)?(?:he|she)(?:'ll|'d|\s+will|\s+would|'s\s+going\s+to|\s+is\s+going\s+to)\s+kill\s+her\b|\b(?:is|'s|are|keeps|been|has\s+been)\s+(?:beating|hitting|punching|choking|strangling|kicking|slapping)\s+(?:her|my\s+(?:\w+\s+)?(?:mum|mom|mother|sister|gran|grandma|nan|daughter|son|kids?|baby|friend|brother|dad))\b(?!{contest})|\b(?:hits|beats)\s+my\s+(?:sister|mum|mom|mother|gran|grandma|nan|daughter|son|kids|baby|brother)\b(?!{contest})`,
     ),
     negatable: true,
     timely: true,
@@ -736,8 +738,8 @@ const patterns: CrisisPattern[] = [
   {
     id: 'suicide.euphemism',
     category: 'suicide',
-    note: 'euphemisms for one\'s own death: out of the picture, opting out or checking out for good, removing oneself from the equation, catching the bus (forum "ctb")',
-    re: /\b(?:once|when|after|if)\s+i'm\s+(?:out\s+of\s+the\s+picture|off\s+the\s+scene)\b|\bopt(?:ing)?\s+out\s+(?:of\s+(?:it|life|living|everything|this\s+life|existence)\s+)?(?:for\s+good|permanently|forever)\b|\bremov(?:e|ing)\s+myself\s+from\s+(?:the\s+equation|the\s+picture|this\s+world|existence|everyone's\s+lives)\b|\b(?:take|taking|took)\s+myself\s+out\s+of\s+(?:the\s+equation|the\s+picture|this\s+world)\b|\bctb\b|\bcatch(?:ing)?\s+the\s+bus\s+(?:soon|tonight|tomorrow|for\s+good)\b|\bbring\s+(?:it|my\s+life|it\s+all)\s+to\s+a\s+close\b/g,
+    note: 'euphemisms for one\'s own death: out of the picture, opting out or checking out for good, removing oneself from the equation, catching the bus (forum "ctb"), clocking out permanently, no tomorrow for me',
+    re: /\b(?:once|when|after|if)\s+i'm\s+(?:out\s+of\s+the\s+picture|off\s+the\s+scene)\b|\bopt(?:ing)?\s+out\s+(?:of\s+(?:it|life|living|everything|this\s+life|existence)\s+)?(?:for\s+good|permanently|forever)\b|\bremov(?:e|ing)\s+myself\s+from\s+(?:the\s+equation|the\s+picture|this\s+world|existence|everyone's\s+lives)\b|\b(?:take|taking|took)\s+myself\s+out\s+of\s+(?:the\s+equation|the\s+picture|this\s+world)\b|\bctb\b|\bcatch(?:ing)?\s+the\s+bus\s+(?:soon|tonight|tomorrow|for\s+good)\b|\bbring\s+(?:it|my\s+life|it\s+all)\s+to\s+a\s+close\b|\bclock(?:ing)?\s+out\s+(?:permanently|of\s+(?:this\s+)?life|from\s+life)\b|\b(?:there's|there\s+is|there\s+will\s+be)\s+no\s+tomorrow\s+for\s+me\b/g,
     negatable: true,
     timely: true,
     firstPerson: true,
@@ -758,7 +760,7 @@ const patterns: CrisisPattern[] = [
     id: 'self-harm.described',
     category: 'self-harm',
     note: 'self-injury told through its tools or wounds: picking scars open, cuts deep enough for stitches, a compass, candle or lighter on the skin, "sh" urges, hitting, biting or scrubbing one\'s body until it bleeds, "self-harm is back"',
-    re: /\bpick(?:ing|ed)?\s+(?:at\s+)?(?:my\s+)?(?:scars|scabs|wounds)\s+(?:open|until|till)\b|\b(?:went|go|cut)\s+(?:too\s+|so\s+)?deep\s+(?:enough\s+)?(?:that\s+)?i\s+(?:might|may|will|probably)?\s*need(?:ed)?\s+stitches\b|\b(?:compass|candle|lighter|sharpener\s+blade|safety\s+pin|hairbrush)\s+(?:on|into|against|to)\s+my\s+(?:skin|arms?|legs?|thighs?|wrists?|hands?|stomach)\b|\bsh\s+(?:urges?|again|relapse\w*)\b|\brelaps\w*\s+(?:on|with|into)\s+sh\b|\b(?:hit|hitting|punch\w*|pinch\w*|scrub\w*|bit|bite|biting)\s+my\s+(?:arms?|legs?|thighs?|wrists?|stomach|skin|hands?)\b[^.!?]{0,40}?\b(?:until|till|til|so\s+hard|bled|bleeds?|bleeding|blood|purple|on\s+purpose|to\s+punish)\b|\bself-harm(?:ing)?\s+(?:is|'s)\s+(?:back|getting\s+worse)\b/g,
+    re: /\bpick(?:ing|ed)?\s+(?:at\s+)?(?:my\s+)?(?:scars|scabs|wounds)\s+(?:open|until|till)\b|\b(?:went|go|cut)\s+(?:too\s+|so\s+)?deep\s+(?:enough\s+)?(?:that\s+)?i\s+(?:might|may|will|probably)?\s*need(?:ed)?\s+stitches\b|\b(?:compass|candle|lighter|sharpener\s+blade|safety\s+pin|hairbrush)\s+(?:on|into|against|to)\s+my\s+(?:skin|arms?|legs?|thighs?|wrists?|hands?|stomach)\b|\bsh\s+(?:urges?|again|relapse\w*)\b|(?<!\b(?:from|of|off)\s)\bsh\s+(?:tonight|right\s+now)\b|\b(?:going\s+to|want\s+to|about\s+to|need\s+to)\s+sh\b|\btw:?\s+sh\b[\s:-]{1,4}(?:i\s+)?(?:did\s+it|cut|relapsed|burned)\b|\brelaps\w*\s+(?:on|with|into)\s+sh\b|\b(?:hit|hitting|punch\w*|pinch\w*|scrub\w*|bit|bite|biting)\s+my\s+(?:arms?|legs?|thighs?|wrists?|stomach|skin|hands?)\b[^.!?]{0,40}?\b(?:until|till|til|so\s+hard|bled|bleeds?|bleeding|blood|purple|on\s+purpose|to\s+punish)\b|\bself-harm(?:ing)?\s+(?:is|'s|has|came|come|has\s+come)\s+(?:straight\s+|right\s+)?(?:back|getting\s+worse)\b|\b(?:want|need|urge|going)\s+to\s+(?:hurt|harm|punish)\s+my\s+(?:body|skin)\b|\b(?:i'm|i've\s+been|i\s+was)\s+(?:hurting|cutting|burning|harming)\s+me\b|(?:^|[.!?\n]\s{0,3}|\bi\s+)cut\s+(?:again|deeper)\b/g,
     negatable: true,
     timely: true,
     example: "I've been picking my scars open again",
@@ -768,7 +770,7 @@ const patterns: CrisisPattern[] = [
     category: 'harm-others',
     note: 'harm to another described rather than declared: a blade and someone\'s neck or throat in mind, setting a house alight with the person inside, making someone suffer',
     re: t(
-      String.raw`\b(?:sharpen\w*|holding|hold|carry\w*)\s+(?:a|the|my)\s+(?:knife|blade|machete)\b[^.!?]{0,60}\b(?:neck|throat)\b|\b(?:torch|burn\s+down|set\s+fire\s+to)\s+(?:[\w']+\s+){0,3}?(?:house|flat|home|car)\s+with\s+(?:him|her|them|(?:the\s+)?(?:kids|family))\s+(?:still\s+)?in(?:side)?\b|\bmake\s+(?:{target})\s+suffer\b[^.!?]{0,80}\b(?:know\s+where|i\s+know|waiting|tonight|plan)\b`,
+      String.raw`\b(?:sharpen\w*|holding|hold|carry\w*)\s+(?:a|the|my)\s+(?:knife|blade|machete)\b[^.!?]{0,60}\b(?:neck|throat)\b|\b(?:torch|burn(?:\s+down)?|set\s+fire\s+to)\s+(?:[\w']+\s+){0,3}?(?:house|flat|home|car)\s+(?:down\s+)?with\s+(?:him|her|them|(?:the\s+)?(?:kids|family))\s+(?:still\s+)?in(?:side)?\b|\bmake\s+(?:{target})\s+suffer\b[^.!?]{0,80}\b(?:know\s+where|i\s+know|waiting|tonight|plan)\b|\bmake\s+(?:{target})\s+suffer\s+(?:permanently|for\s+the\s+rest\s+of\s+(?:his|her|their)\s+li(?:fe|ves))\b`,
     ),
     negatable: true,
     timely: true,
@@ -778,9 +780,9 @@ const patterns: CrisisPattern[] = [
   {
     id: 'abuse.coercion',
     category: 'abuse',
-    note: 'abuse other than hitting: forced sex, drugging, being tied up or held under water, money, wages, pension or papers taken and contact controlled',
+    note: 'abuse other than hitting: forced sex, drugging, being tied up or held under water, money, wages, pension or papers taken and contact controlled, a carer or relative stealing money or medicine, being locked in',
     re: t(
-      String.raw`\bforced\s+(?:himself|herself|themselves)\s+on\s+me\b|\b{abuser}\s+(?:\w+\s+){0,2}?(?:drugg(?:ed|ing)|spik(?:ed|ing)|put\s+something\s+in)\s+(?:me|my\s+drinks?)\b|\b(?:tied|ties|tie)\s+me\s+up\b|\bheld\s+my\s+head\s+under\b|\b{abuser}\s+(?:\w+\s+){0,2}?(?:takes?|took|controls?|keeps?|kept|has)\s+(?:all\s+)?my\s+(?:money|wages|pay|pension|benefits|bank\s+cards?|passport|papers)\b[^.!?]{0,80}\b(?:won't\s+let|not\s+allowed|if\s+i|locks?|threaten\w*|says\s+(?:he|she|they)|scared|frightened)\b|\b(?:won't|doesn't|don't)\s+let\s+me\s+(?:see\s+(?:a\s+doctor|my\s+(?:friends|family|kids))|leave\s+the\s+house|have\s+my\s+(?:own\s+)?(?:phone|money))\b`,
+      String.raw`\bforced\s+(?:himself|herself|themselves)\s+on\s+me\b|\b{abuser}\s+(?:\w+\s+){0,2}?(?:drugg(?:ed|ing)|spik(?:ed|ing)|put\s+something\s+in)\s+(?:me|my\s+drinks?)\b|\b(?:tied|ties|tie)\s+me\s+up\b|\bheld\s+my\s+head\s+under\b|\b{abuser}\s+(?:\w+\s+){0,2}?(?:takes?|took|controls?|keeps?|kept|has|collects?|collected)\s+(?:all\s+|half\s+)?my\s+(?:money|wages|pay|pension|benefits|bank\s+cards?|passport|papers)\b[^]{0,100}?\b(?:won't\s+let|not\s+allowed|if\s+i|locks?|threaten\w*|says\s+(?:he|she|they)(?!(?:'ll|\s+will)\s+give\b)|scared|frightened|i\s+have\s+to\s+ask\s+(?:him|her|them))\b|\b{abuser}\s+(?:\w+\s+){0,2}?controls?\s+everything\b[^]{0,100}?\b(?:not\s+allowed|won't\s+let|punish\w*|if\s+i|says\s+i'm\s+nothing)\b|\bmy\s+(?:\w+\s+)?(?:carer|caregiver|support\s+worker|son|daughter|grandson|granddaughter|sister|brother|husband|wife|partner|boyfriend|girlfriend|niece|nephew|employer|manager|landlord|in-laws)\s+(?:\w+\s+){0,2}?(?:steals?|stole|stealing|emptie[sd]|emptying|pockets|pocketed|spends|spent)\s+(?:all\s+)?my\s+(?:money|wages|pay|pension|benefits|savings|painkillers|meds|medication|bank\s+cards?)\b|\blocks?\s+(?:me\s+in\b|my\s+(?:room|door)\s+from\s+the\s+outside)|\b(?:won't|doesn't|don't)\s+let\s+me\s+(?:see\s+(?:a\s+doctor|my\s+(?:friends|family|kids))|leave\s+the\s+house|have\s+my\s+(?:own\s+)?(?:phone|money))\b`,
     ),
     timely: true,
     example: 'He forced himself on me',
@@ -795,6 +797,63 @@ const patterns: CrisisPattern[] = [
     negatable: true,
     timely: true,
     example: 'My brother is on the roof of his building and won\'t answer me',
+  },
+  // --- revision 9: stated families from development corpora 4-6 ----------------------------------
+  {
+    id: 'third-party.imminent',
+    category: 'third-party',
+    note: 'someone says they will jump or kill themselves at a named time, voices tell them to, or someone close says they will kill a named person with a weapon at hand or tonight',
+    re: t(
+      String.raw`\b(?:he|she)(?:'ll|\s+will|'s\s+going\s+to|\s+is\s+going\s+to|'s)\s+(?:jump(?:ing)?|kill(?:ing)?\s+(?:him|her)self|hang(?:ing)?\s+(?:him|her)self|end(?:ing)?\s+(?:his|her)\s+life)\s+(?:tonight|today|right\s+now|now|after\s+school|after\s+work|this\s+(?:evening|weekend|week))\b(?![^.!?]{0,40}\b(?:pool|dive|diving|board|trampoline|queue|parachute|skydive|bungee|rope|ship|fence|puddle)\b)|\bvoices?\s+(?:are\s+|keep\s+)?tell(?:s|ing)?\s+(?:him|her|them)\s+to\s+(?:kill|hurt|cut|hang|drown)\s+(?:him|her|them)sel(?:f|ves)\b|\b{close}\s+(?:\w+\s+){0,3}?(?:says?|said|told\s+me)\s+(?:that\s+)?(?:he|she)(?:'s\s+going\s+to|'ll|\s+will|\s+is\s+going\s+to)\s+(?:kill|stab|shoot)\s+(?:his|her|their|the)\s+\w+\b(?=[^.!?]{0,60}\b(?:knife|gun|weapon|tonight|blade|machete)\b)`,
+    ),
+    negatable: true,
+    timely: true,
+    example: "My friend says he's going to jump tonight and he's not answering",
+  },
+  {
+    id: 'suicide.code-mixed',
+    category: 'suicide',
+    note: 'a wish to die or to kill oneself in Spanish, Portuguese, French, German, Hindi-Urdu or Tagalog inside an English message ("yo quiero morir", "vou me matar", "marna chahta hoon")',
+    re: /(?<!\b(?:no|não|nao)\s)\b(?:(?:yo\s+)?(?:me\s+)?quiero\s+(?:morir(?:me)?|matarme|suicidarme)|me\s+(?:voy|quiero)\s+(?:a\s+)?(?:matar|suicidar)|quero\s+morrer|vou\s+me\s+(?:matar|suicidar)|je\s+veux\s+mourir|je\s+vais\s+me\s+(?:tuer|suicider)|ich\s+(?:will|möchte)\s+sterben|ich\s+bringe\s+mich\s+um|marna\s+chaht[ae]\s+h[ou]o?n?|mar\s+jana\s+chaht[ae]|khudkushi\s+kar\s*(?:lu(?:n|ng)?a|l[ou]o?n?g[ai])|gusto\s+ko\s+(?:nang\s+)?mamatay|magpapakamatay\s+(?:na\s+)?ako)\b/g,
+    negatable: true,
+    timely: true,
+    example: 'Yo quiero morir ya, I have everything planned',
+  },
+  {
+    id: 'self-harm.code-mixed',
+    category: 'self-harm',
+    note: 'cutting oneself told in Spanish, Portuguese or Tagalog inside an English message ("me estoy cortando otra vez", "nag-cut ako ulit")',
+    re: /\b(?:me\s+estoy\s+cortando|me\s+(?:volví|volvi)\s+a\s+cortar|me\s+corté|estou\s+me\s+cortando|me\s+cortei|nag-?cut\s+ako|naglaslas\s+ako)\b/g,
+    negatable: true,
+    timely: true,
+    example: "me estoy cortando otra vez, I can't stop",
+  },
+  {
+    id: 'harm-others.code-mixed',
+    category: 'harm-others',
+    note: 'a threat to kill someone in Hindi-Urdu, Spanish, Portuguese or French inside an English message ("usko maar dunga", "lo voy a matar")',
+    re: /\b(?:maar\s+(?:dunga|dungi|daalunga|dalunga|daalungi|dalungi)|jaan\s+se\s+maar\s+(?:dunga|dungi|doonga)|(?:lo|la|los|las)\s+voy\s+a\s+matar|vou\s+(?:matar|mata-lo|mata-la)|je\s+vais\s+(?:le|la|les)\s+tuer)\b/g,
+    negatable: true,
+    timely: true,
+    hyperbole: 'joke-or-conditional',
+    example: "main usko maar dunga, I'm serious this time",
+  },
+  {
+    id: 'third-party.code-mixed',
+    category: 'third-party',
+    note: 'someone else going to kill themselves, told in Spanish, Portuguese, French or Tagalog inside an English message ("dice que se va a matar", "il va se suicider")',
+    re: /\b(?:se\s+(?:va|quiere)\s+(?:a\s+)?(?:matar|suicidar)|(?:va|vai)\s+se\s+(?:matar|suicider|tuer)|(?:il|elle)\s+veut\s+(?:mourir|se\s+suicider)|magpapakamatay\s+(?:daw|siya))\b/g,
+    negatable: true,
+    timely: true,
+    example: 'Mi hermana dice que se va a matar, she is sending goodbye messages',
+  },
+  {
+    id: 'abuse.code-mixed',
+    category: 'abuse',
+    note: 'a partner or parent hitting the writer, told in Spanish or Portuguese inside an English message ("mi esposo me pega")',
+    re: /\b(?:mi|meu|minha)\s+(?:esposo|marido|novio|pareja|padre|papá|papa|madre|mamá|padrasto|padrastro|namorado)\s+(?:\w+\s+)?(?:me\s+(?:pega|pegó|golpea|golpeó|bate|batia|viola|violó))\b/g,
+    timely: true,
+    example: 'mi esposo me pega and he says he will take the kids',
   },
 ];
 
@@ -811,7 +870,7 @@ export const english: Language = {
     [/\b(do|does|did|is|was|were|are|would|could|should|has|have|had|ai)nt\b/g, "$1n't"],
     [/\b(?:cannot|can\s+not|cant)\b/g, "can't"],
     [/\b(?:will\s+not|wont)\b/g, "won't"],
-    [/\b(?:wanna|wnt)\b/g, 'want to'],
+    [/\b(?:wanna|wnt|wnat|wamt)\b/g, 'want to'],
     [/\bwant\s+to\s+to\b/g, 'want to'],
     // "i want 2 die": the digit as the infinitive marker after a verb of wanting or going.
     [/\b(want|wanted|going|need|ready|try|trying|about|plan|planning|decided)\s+2(?=\s+[a-z])/g, '$1 to'],
@@ -819,6 +878,13 @@ export const english: Language = {
     [/\bcannae\b/g, "can't"],
     [/\bcba\b/g, "can't be bothered"],
     [/\bkil\b/g, 'kill'],
+    // "ill do it", "ill run him over": "i'll" typed without the apostrophe, before a verb only.
+    [/(^|[.!?\n]\s{0,3}|\band\s|\bso\s|\bthink\s)ill\s+(?=(?:actually|really|just|run|kill|do|end|hurt|stab|shoot|jump|burn|find|make|take|go|never)\b)/g, "$1i'll "],
+    [/\b(?:suicidla|suicdal|sucidal|suicial|suicidial)\b/g, 'suicidal'],
+    // "want to dye" with nothing dyed after it is "want to die" mistyped.
+    [/\b(want|wanted|going|ready|need)\s+to\s+dye\b(?!\s+(?:my|your|his|her|their|it|the|this|that|them|these|those|hair|clothes|a|an|some))/g, '$1 to die'],
+    // "not just thinking about it, I'm planning it": "just" here is not filler and the negation does not govern.
+    [/\bnot\s+(?:just|only|merely)\s+(?=\w+ing\b)/g, 'not only '],
     [/\bmyslf\b/g, 'myself'],
     [/\b(?:tonite|2nite)\b/g, 'tonight'],
     // Forum shorthand: "sui thoughts", "SI is back" (suicidal ideation), "sh'ing" (self-harming).
@@ -831,6 +897,8 @@ export const english: Language = {
     // "gonna kys" is the writer's own intention; elsewhere "kys" is said to someone.
     [/\b(going\s+to|want\s+to|about\s+to|ready\s+to|i'll)\s+kys\b/g, '$1 kill myself'],
     [/\bkys\b/g, 'kill yourself'],
+    // "want to unalive." with no one named: the writer.
+    [/\b(want\s+to|going\s+to|about\s+to|ready\s+to|i'll)\s+un-?alive\b(?=\s*(?:[.!?,;]|$|\s+(?:tonight|today|now|soon|so)\b))/g, '$1 kill myself'],
     [/\bun-?alive\b/g, 'kill'],
     [/\bun-?alived\b/g, 'killed'],
     [/\bun-?aliving\b/g, 'killing'],
@@ -852,6 +920,7 @@ export const english: Language = {
     [/\btbh\b/g, 'to be honest'],
     [/\bthru\b/g, 'through'],
     [/\bbf\b/g, 'boyfriend'],
+    [/\b(he|she)s\b/g, "$1's"],
     [/\bgf\b/g, 'girlfriend'],
     // Filler adverbs carry no meaning for these patterns; dropping them lets each pattern stay short.
     [/\b(?:just|really|honestly|actually|seriously|literally|simply|truly|basically|totally|fucking|freaking|frickin|kinda|kind\s+of|sort\s+of|pretty\s+much)\s+(?!kidding\b)/g, ''],
@@ -865,11 +934,11 @@ export const english: Language = {
   clauseBoundary: /[,;:]|\s(?:but|though|although|however|yet|except|whereas)\s|\s[-\u2013\u2014]\s/,
   frames: {
     media:
-      /\b(?:in\s+(?:the|a|this|that|my|his|her|their)\s+(?:\w+\s+)?(?:book|novel|story|movie|film|show|series|episode|game|comic|manga|anime|play|song|poem|fanfic|fic|campaign|scene|chapter|season|video|documentary|podcast|musical|opera)|the\s+(?:character|narrator|protagonist|villain|hero|heroine|main\s+character|author|singer|rapper|lyrics?)|my\s+(?:character|oc|novel|story|book|fanfic|fic|campaign|screenplay|script|poem)|lyrics?|(?:the|this|that)\s+song\s+(?:goes|says)|song\s+(?:called|titled)|(?:the|a|this|that)\s+(?:news|article|headline|report|paper|study|documentary|podcast|journalist|reporter|police|officials?|survey)\s+(?:said|says|reported|reports|shows|showed|found|covered|was\s+about|is\s+about|about|on)|according\s+to|headline:|breaking:|call\s+of\s+duty|fortnite|platformer|speedrun\w*|on\s+(?:the|this|that)\s+(?:\w+\s+)?level|boss\s+fight|minecraft|elden\s+ring|valorant|overwatch|league\s+of\s+legends|respawn(?:ed)?|d&d|dungeon|(?:i'm\s+)?writing\s+(?:a|my)\s+(?:scene|story|book|novel|poem|song|script|chapter))\b/,
+      /\b(?:in\s+(?:the|a|this|that|my|his|her|their)\s+(?:\w+\s+)?(?:book|novel|story|movie|film|show|series|episode|game|comic|manga|anime|play|song|poem|fanfic|fic|campaign|scene|chapter|season|video|documentary|podcast|musical|opera)|the\s+(?:character|narrator|protagonist|villain|hero|heroine|main\s+character|author|singer|rapper|lyrics?)|my\s+(?:character|oc|novel|story|book|fanfic|fic|campaign|screenplay|script|poem)|lyrics?|(?:the|this|that)\s+song\s+(?:goes|says)|song\s+(?:called|titled)|(?:the|a|this|that)\s+(?:news|article|headline|report|paper|study|documentary|podcast|journalist|reporter|police|officials?|survey)\s+(?:said|says|reported|reports|shows|showed|found|covered|was\s+about|is\s+about|about|on)|according\s+to|headline:|breaking:|call\s+of\s+duty|fortnite|platformer|speedrun\w*|on\s+(?:the|this|that)\s+(?:\w+\s+)?level|boss\s+fight|minecraft|elden\s+ring|valorant|overwatch|league\s+of\s+legends|respawn(?:ed)?|(?:final|last)\s+circle|battle\s+royale|my\s+own\s+grenade|d&d|dungeon|(?:i'm\s+)?writing\s+(?:a|my)\s+(?:scene|story|book|novel|poem|song|script|chapter))\b/,
     information:
-      /\b(?:research|paper|essay|thesis|study|studies|statistics|stats|rates?|prevention|awareness|training|workshop|lecture|class|course|presentation|homework|assignment|warning\s+signs|hotline|helpline|crisis\s+line|resources|volunteer\w*|explain|what\s+(?:is|are|does)|difference\s+between|how\s+(?:do|can|should|would)\s+(?:i|we|you)\s+(?:help|support|talk\s+to|report|tell|know|recognize|recognise|spot)|documentary|podcast|article|policy|policies|debate|ethics|psychology)\b/,
-    past: /\b(?:used\s+to|years?\s+ago|months\s+ago|a\s+long\s+time\s+ago|when\s+i\s+was\s+(?:\w+\s+)?(?:younger|little|small|a\s+(?:kid|child|teen|teenager)|in\s+(?:high\s+school|school|college|middle\s+school|university)|\d+|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)|as\s+a\s+(?:kid|child|teen|teenager)|in\s+(?:high\s+school|middle\s+school|college|my\s+teens|my\s+twenties)|back\s+(?:then|in\s+(?:the\s+day|\d+|high\s+school|school|college))|behind\s+me|(?:clean|free)\s+(?:for|since)|(?:years?|months?)\s+clean|in\s+recovery|recovered|in\s+the\s+past|last\s+year)\b/,
-    present: /\b(?:again|(?<!ago\s)now|right\s+now|tonight|today|this\s+(?:week|morning|evening|weekend)|(?<!(?:scars?|marks?)\s)still|lately|recently|currently|these\s+days|last\s+night|yesterday|relaps\w*|keep|keeps|every\s+(?:day|night))\b/,
+      /\b(?:research|paper|essay|thesis|study|studies|statistics|stats|rates?|prevention|awareness|training|workshop|lecture|class|course|presentation|homework|assignment|warning\s+signs|hotline|helpline|crisis\s+line|resources|volunteer\w*|explain|what\s+(?:is|are|does)|difference\s+between|how\s+(?:do|can|should|would)\s+(?:i|we|you)\s+(?:help|support|talk\s+to|report|tell|know|recognize|recognise|spot)|documentary|podcast|article|policy|policies|debate|ethics|psychology|leaflet|handout|poster|factsheet|(?:letter|email|assembly|lesson|newsletter)s?\s+(?:about|on))\b/,
+    past: /\b(?:used\s+to|years?\s+ago|months\s+ago|a\s+long\s+time\s+ago|when\s+i\s+was\s+(?:\w+\s+)?(?:younger|little|small|(?:a\s+)?(?:kid|child|teen|teenager)|in\s+(?:high\s+school|school|college|middle\s+school|university)|\d+|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)|as\s+a\s+(?:kid|child|teen|teenager)|in\s+(?:high\s+school|middle\s+school|college|my\s+teens|my\s+twenties)|back\s+(?:then|in\s+(?:the\s+day|\d+|high\s+school|school|college))|behind\s+me|(?:clean|free)\s+(?:for|since)|(?:years?|months?)\s+clean|in\s+recovery|recovered|in\s+the\s+past|last\s+year|(?:it's|it\s+has)\s+been\s+(?:\w+\s+){1,2}(?:years?|months)\s+since)\b/,
+    present: /\b(?:again|(?<!ago\s)now|right\s+now|tonight|today|this\s+(?:week|morning|evening|weekend)|(?<!(?:scars?|marks?)\s)still(?!\s+(?:think\s+about\s+how\s+far|remember|here|alive|proud|glad))|lately|recently|currently|these\s+days|last\s+night|yesterday|relaps\w*|keep|keeps|every\s+(?:day|night))\b/,
     accident:
       /\b(?:accident(?:al(?:ly)?)?|by\s+mistake|on\s+accident|shaving|cooking|chopping|cutting\s+(?:vegetables|onions|bread|meat)|in\s+the\s+kitchen|stove|oven|iron|gym|workout|working\s+out|lifting|training|practice|hiking|skiing|snowboarding|skating|biking|cycling|football|soccer|basketball|rugby|fell|slipped|tripped|on\s+the\s+ice|paper\s+cut|fork|lmao)\b/,
     deliberate: /\b(?:on\s+purpose|deliberately|intentionally|purposely|to\s+(?:feel|punish|hurt)|because\s+i\s+(?:deserve|hate|wanted))\b/,
@@ -877,29 +946,39 @@ export const english: Language = {
     joke: /(?:\b(?:lol|lmao|lmfao|rofl|haha\w*|hehe\w*|jk|j\/k|just\s+kidding|kidding|xd)\b|\/s\b|\u{1F602}|\u{1F923}|\u{1F606}|\u{1F605}|\u{1F61C}|\u{1F92A})/u,
     conditional: /\b(?:if|unless)\s+(?:i|he|she|they|my|this|that|the|someone|anyone|you)\b/,
     trivial:
-      /\bso\s+(?:embarrass\w*|full|stuffed|bored|boring|hungry|cringe\w*|awkward|hot|sweaty|hungover|jealous|tired\s+of\s+this\s+(?:song|show|game|class|weather))\b|\b(?:of|from)\s+(?:embarrassment|boredom|cringe|laughter|laughing)\b/,
+      /\bso\s+(?:embarrass\w*|full|stuffed|bored|boring|hungry|cringe\w*|awkward|hot|sweaty|hungover|jealous|tired\s+of\s+this\s+(?:song|show|game|class|weather))\b|\b(?:of|from)\s+(?:embarrassment|boredom|cringe|laughter|laughing)\b|\bi\s+(?:accidentally\s+)?called\s+(?:my|the|our)\s+(?:\w+\s+)?(?:teacher|client|boss|manager|lecturer|professor|customer|interviewer|colleague)\s+(?:""|''|mum|mom|mummy|mommy|dad|daddy|babe|love|darling|sweetie)|\breplied\s+all\b|\bsent\s+(?:it|that|the\s+\w+|a\s+\w+)\s+to\s+the\s+wrong\s+(?:chat|person|group|channel|email)\b/,
     minor: /\b(?:i'm|i\s+am|im|i'm\s+only|only)\s+(?:only\s+)?(?:1[0-7]|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen)\b|\b1[0-7]\s*(?:yo|y\/o|years?\s+old)\b|\b(?:i'm|i\s+am)\s+(?:a\s+)?(?:minor|kid|child|underage)\b/,
     firstPerson: /\b(?:i|i'm|i've|i'd|i'll|me|my|myself|mine)\b/,
     // The match sits in the question and the answer is no ("... and I said no and it was true").
     denial:
       /\b(?:asked|asks|asking)\s+(?:me\s+)?(?:if|whether)\b[^.!?]{0,100}?\b(?:i\s+(?:said|say|answered|told\s+(?:him|her|them))|i\s+(?:could|can)\s+say)\s+no\b(?![^.!?]{0,40}\b(?:lied|lying|wasn't\s+true|not\s+true|didn't\s+mean))/,
     safeNow:
-      /\b(?<!(?:if|whether|not\s+sure)\s)i'm\s+(?:safe|not\s+there\s+(?:now|anymore)|in\s+a\s+(?:good|better|much\s+better)\s+place|doing\s+(?:ok|okay|well|better|fine|good|alright)|(?:ok|okay|well|fine)\s+now)\b|\bnow\s+i\s+(?:run|lead|help|volunteer|mentor|support|work\s+with)\b|\b(?:this\s+time\s+)?i\s+got\s+help\s+(?:early|in\s+time)\b|\bhow\s+far\s+i've\s+come\b/,
+      /\b(?<!(?:if|whether|not\s+sure)\s)i'm\s+(?:safe|not\s+there\s+(?:now|anymore)|in\s+a\s+(?:good|better|much\s+better)\s+place|doing\s+(?:ok|okay|well|better|fine|good|alright)|(?:ok|okay|well|fine)\s+now)\b|\bnow\s+i\s+(?:run|lead|help|volunteer|mentor|support|work\s+with)\b|\b(?:this\s+time\s+)?i\s+got\s+help\s+(?:early|in\s+time)\b|\bhow\s+far\s+i've\s+come\b|\bglad\s+(?:i'm\s+still\s+(?:here|alive)|to\s+(?:still\s+)?be\s+(?:here|alive))\b/,
     distance:
       /\b(?:(?:in|since|back\s+in)\s+(?:19|20)\d\d|that\s+was\s+(?:(?:19|20)\d\d|years\s+ago|a\s+long\s+time\s+ago)|(?:\d+|two|three|four|five|six|seven|eight|nine|ten|twenty)\s+years\s+(?:ago|today|since|on)|years\s+ago|after\s+my\s+first\s+(?:baby|child|pregnancy|marriage|divorce)|in\s+my\s+(?:teens|twenties)|as\s+a\s+(?:teen|teenager|kid)|when\s+i\s+was\s+(?:younger|a\s+teen\w*|\d+))\b/,
-    ongoing: /\b(?:again|tonight|right\s+now|still|anymore|relaps\w*|these\s+days|lately|every\s+(?:day|night))\b/,
+    ongoing: /\b(?:again|tonight|right\s+now|still(?!\s+(?:think\s+about\s+how\s+far|remember|here|alive|proud|glad))|anymore|relaps\w*|these\s+days|lately|every\s+(?:day|night))\b/,
+    relapse: /\b(?:again|relaps\w*|tonight|right\s+now)\b/,
     undone:
       /\b(?:wanted|thought\s+about|felt\s+like)\b[^]{0,120}?\b(?:obviously|of\s+course|but|and)\s+i\s+(?:didn't|never\s+did|never\s+would)(?=\s*(?:[.,;!]|$))/,
     fearOfDying:
-      /\b(?:scared|afraid|terrified|worried|frightened|fear|anxious)\b[^.!?]{0,60}\b(?:i'll|i\s+will|i\s+might|i\s+may|i'm\s+going\s+to|i\s+could)\s+die$/,
+      /\b(?:scared|afraid|terrified|worried|frightened|fear|anxious|convinced|paranoid)\b[^.!?]{0,60}\b(?:i'll|i\s+will|i\s+might|i\s+may|i'm\s+going\s+to|i\s+could)\s+die$/,
     otherObject:
-      /^\s*[.!?,]*\s*(?:(?:the|my|our|this|that)\s+(?!life\b|world\b|pain\b)(?:\w+\s+){0,2}?\w+,?\s+i\s+mean|i\s+mean\s+(?:the|my|our)\s+(?!life\b|world\b|pain\b)\w+)\b/,
-    purpose: /^\s*(?:it's\s+|this\s+is\s+)?for\s+(?:my|a|an|our|the)\b/,
+      /^\s*[.!?,]*\s*(?:(?:the|my|our|this|that)\s+(?!life\b|world\b|pain\b)(?:\w+\s+){0,2}?\w+,?\s+i\s+mean|i\s+mean\s+(?:the|my|our)\s+(?!life\b|world\b|pain\b)\w+|(?:it|that)\s+being\s+(?:the|this|that|my|our)\s+(?!life\b|world\b|pain\b)\w+|by\s+(?:it|that|which)\s+i\s+mean\s+(?:the|this|that|my|our)\s+(?!life\b|world\b|pain\b)\w+)\b/,
+    purpose: /^\s*(?:(?:it's\s+|this\s+is\s+)?for|(?:i'm\s+)?(?:writing|making|preparing|putting\s+together|designing))\s+(?:my|a|an|our|the)\b/,
     annoyance:
-      /\bif\b[^.!?]{0,60}?\b(?:ask|asks|say|says|hear|play|plays|sing|sings|tell|tells|mention|mentions|sit\s+through|listen\s+to|send|sends|text|texts|email|emails|ping|pings|schedule|schedules)\b[^.!?]{0,60}?\b(?:one\s+more\s+time|once\s+more|again|another)\b|\bkill\s+me\s+(?:for|if\s+i)\s+(?:eat|eats|ate|eating|drink|drank|drinking|finish|finished|finishing|touch|touched|touching|use|used|using|borrow|borrowed|borrowing|steal|stole|stealing|spoil|spoiled|spoilt|spoiling|break|broke|breaking|lose|lost|losing|wear|wore|wearing)\s+(?:his|her|their|the|its)\b/,
-    earnest: /\b(?:i\s+mean\s+it|i\s+mean\s+that|not\s+(?:a\s+)?jok(?:e|ing)|i'm\s+(?:dead\s+)?serious|he's\s+serious|no\s+joke|not\s+being\s+dramatic|i\s+swear\s+on)\b/,
+      /\bif\b[^.!?]{0,60}?\b(?:ask|asks|say|says|hear|play|plays|sing|sings|tell|tells|mention|mentions|sit\s+through|listen\s+to|send|sends|text|texts|email|emails|ping|pings|schedule|schedules|jam|jams|crash|crashes|freeze|freezes|beep|beeps|ring|rings|buzz|buzzes|interrupt|interrupts|cancel|cancels)\b[^.!?]{0,60}?\b(?:one\s+more\s+time|once\s+more|again|another)\b|\b(?:\d+|an?|one|two|three|four|five|six)\s+(?:hours?|minutes)\s+on\s+hold\b|\bon\s+hold\s+for\s+(?:\d+|an?|one|two|three|four|five|six)\s+(?:hours?|minutes)\b|\bkill\s+me\s+(?:for|if\s+i)\s+(?:eat|eats|ate|eating|drink|drank|drinking|finish|finished|finishing|touch|touched|touching|use|used|using|borrow|borrowed|borrowing|steal|stole|stealing|spoil|spoiled|spoilt|spoiling|break|broke|breaking|lose|lost|losing|wear|wore|wearing)\s+(?:his|her|their|the|its)\b/,
+    earnest: /\b(?:i\s+mean\s+it|i\s+mean\s+that|not\s+(?:a\s+)?jok(?:e|ing)|i'm\s+(?:dead\s+)?serious|he's\s+serious|no\s+joke|not\s+being\s+dramatic|i\s+swear\s+on|not\s+(?:even\s+)?(?:trolling|joking|kidding|venting)|(?:this|it)\s+isn't\s+(?:a\s+joke|a\s+meme|venting|a\s+troll))\b/,
     implicitSubject:
-      /^(?:\W*(?:and|but|so|just|honestly|still|lately|really|not\s+going\s+to\s+lie|to\s+be\s+honest|tbh|always|constantly|seriously|literally|lowkey|highkey|fr)\s+)*\W*(?:been|being|relapsed|relapsing|self-harming|feeling|feel|felt|thinking|thought|having|had|want|wanting|planning|going|ready|about|considering|contemplating|tired|sick|done|so|really|can't|don't|wish|hope|need|trying|tried|attempted|keep|kept|googling|googled|looking|researching|searching|wrote|writing|bought|got|have|saving|stockpiling|hiding|cutting|scared|afraid|terrified|cried|crying)\b/,
+      /(?:^|:\s)(?:\W*(?:and|but|so|just|honestly|still|lately|really|not\s+going\s+to\s+lie|to\s+be\s+honest|tbh|always|constantly|seriously|literally|lowkey|highkey|fr)\s+)*\W*(?:been|being|relapsed|relapsing|self-harming|self-harmed|feeling|feel|felt|thinking|thought|having|had|want|wanting|planning|going|ready|about|considering|contemplating|tired|sick|done|so|really|can't|don't|wish|hope|need|trying|tried|attempted|keep|kept|googling|googled|looking|researching|searching|wrote|writing|bought|got|have|saving|stockpiling|hiding|cutting|scared|afraid|terrified|cried|crying)\b/,
+    askedIf:
+      /\b(?:ask|asks|asked|asking|wonder|wonders|wondered|wondering)\s+(?:me\s+)?(?:if|whether)\s+i(?:'m|\s+was|'d\s+been|'ve\s+been)\s+(?:\w+\s+){0,2}$/,
+    denialReply: /^\s*(?:i'm\s+not|i\s+wasn't|i\s+haven't|i'm\s+really\s+not|no|nope)(?:\s+(?:suicidal|at\s+all))?\s*(?:[.!]|$)/,
+    recalled:
+      /\b(?:the|that)\s+(?:time|night|day|week|year|summer|winter|morning|evening)\s+(?:when\s+)?i\s+(?:tried|took|attempted|overdosed|cut|swallowed|nearly|almost|first)\s+(?:(?:to|an?|the|my)\s+)?$/,
+    unwantedThought:
+      /^[^.!?]{0,200}?\bintrusive\s+(?:thoughts?|images?)\b[^]{0,240}?\b(?:ocd|cbt|erp|therapist|therapy|psychologist|they're\s+fading|never\s+act\s+on)\b|^[^.!?]{0,200}?\b(?:the\s+)?(?:thoughts?|urges?|images?)\s+(?:of|about)\b[^]{0,200}?\bi\s+(?:always\s+)?(?:stand|stay|step|keep)\s+well\s+(?:back|away)\b/,
+    personified:
+      /\b(?:plants?|houseplants?|succulents?|cact(?:us|i)|orchids?|basil|seedlings|sourdough\s+starter|phone|laptop|printer|battery|router|tamagotchi)\b(?:[^.!?]{0,60}\b(?:they|it))?\s+(?:(?!me\b|makes?\b|made\b)\w+\s+){0,2}$/,
   },
   quotes: {
     self: /\b(?:i|i've|i'd|i'll|i\s+just|i\s+even|i\s+finally)\s+(?:\w+\s+){0,2}?(?:said|say|told|tell|wrote|write|texted|text|typed|posted|messaged|screamed|yelled|whispered|keep\s+telling\s+myself|keep\s+thinking|thought|think)\b[^"]{0,40}$/,
