@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import YAML from 'yaml';
 import { CrisisDetector } from '../src/safety/detector.ts';
 import { evaluate, parseLabelledSet, type LabelledExample } from '../src/safety/evaluation.ts';
 import {
@@ -56,6 +57,7 @@ describe('training', () => {
   it('learns: out-of-fold, it separates crisis from the rest far better than chance', () => {
     const cv = lexical.file.training.crossValidation;
     expect(cv.fpDistress).toBeLessThanOrEqual(0.02);
+    expect(cv.fpOrdinary).toBeLessThanOrEqual(0.005);
     expect(cv.recall).toBeGreaterThan(0.4);
   });
 });
@@ -136,6 +138,28 @@ describe('the gate: rules OR classifier', () => {
 
   it('the rules still decide first and name the category', () => {
     expect(detector.classifyLocally('I want to kill myself')).toMatchObject({ label: 'crisis', source: 'rules', category: 'suicide' });
+  });
+});
+
+describe('ordinary conversation the classifier never trained on', () => {
+  // What people say in the simulator's scenarios (scenarios/*.yaml): openings, positions, concerns,
+  // things shared and steps, from support circles and meetings. None is a crisis, none is in a
+  // training set, and most traffic looks like this, so a false alarm here is the costly kind.
+  const lines: string[] = [];
+  const said = new Set(['opening', 'position', 'concern', 'whenRushed', 'shares', 'realisations', 'steps', 'decisions']);
+  const walk = (v: unknown, key = ''): void => {
+    if (typeof v === 'string') {
+      if (said.has(key)) lines.push(v);
+    } else if (Array.isArray(v)) for (const x of v) walk(x, key);
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, k);
+  };
+  for (const file of ['support', 'meeting']) walk(YAML.parse(fs.readFileSync(path.resolve(import.meta.dirname, `../scenarios/${file}.yaml`), 'utf8')));
+
+  it('flags at most 0.5% of them (the limit the threshold was chosen for)', () => {
+    expect(lines.length).toBeGreaterThan(800);
+    const flagged = lines.filter((t) => detector.classifyLocally(t).label === 'crisis');
+    expect(flagged.length / lines.length, flagged.join('\n')).toBeLessThanOrEqual(0.005);
+    expect(lexical.file.training.options.maxOrdinaryFp).toBe(0.005);
   });
 });
 

@@ -13,7 +13,8 @@
 //   threshold chosen on out-of-fold scores of a cross-validation whose folds are whole sets, so
 //             each fold is scored by a model that never saw its register: the lowest score at which
 //             the false positives it adds on ordinary distress (where the rules leave the verdict to
-//             it) stay at or under `maxDistressFp`. The final model is trained on all development data.
+//             it) stay at or under `maxDistressFp`, and those on ordinary messages at or under
+//             `maxOrdinaryFp`. The final model is trained on all development data.
 // Training is deterministic: a seeded shuffle and fixed epochs give the same weights bit for bit.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -54,8 +55,10 @@ export interface LexicalTrainingOptions {
   weightDecay: number;
   seed: number;
   folds: number;
-  /** Highest out-of-fold false-positive rate on ordinary distress the threshold may allow. */
+  /** Highest out-of-fold false-positive rate the threshold may add on ordinary distress. */
   maxDistressFp: number;
+  /** The same on ordinary messages (label other, category ordinary): most traffic is these. */
+  maxOrdinaryFp: number;
 }
 
 export const DEFAULT_TRAINING: LexicalTrainingOptions = {
@@ -67,6 +70,7 @@ export const DEFAULT_TRAINING: LexicalTrainingOptions = {
   seed: 20261202,
   folds: 5,
   maxDistressFp: 0.02,
+  maxOrdinaryFp: 0.005,
 };
 
 /** The weights file (`models/safety-lexical.json`). */
@@ -91,7 +95,7 @@ export interface LexicalModelFile {
      * Out-of-fold figures at the chosen threshold, on the development sets: the classifier's recall
      * on its own, and the false positives it adds to the rules' (where it decides).
      */
-    crossValidation: { recall: number; fpDistress: number; fpOther: number };
+    crossValidation: { recall: number; fpDistress: number; fpOther: number; fpOrdinary: number };
   };
 }
 
@@ -340,13 +344,21 @@ export function trainLexical(sets: readonly TrainingSet[], context: TrainingCont
       if (foldOf[i] === k) oof[i] = scoreWith(model, x);
     });
   }
-  // A distress message the rules decide can never be the classifier's false positive: it scores 0.
-  const distress = data.flatMap((d, i) => (d.label === 'distress' ? [counts[i] ? oof[i]! : 0] : []));
-  const threshold = chooseThreshold(distress, o.maxDistressFp);
-  const rateOf = (label: LabelledExample['label'], flagged: (i: number) => boolean) => {
-    const idx = data.flatMap((d, i) => (d.label === label ? [i] : []));
+  // A message the rules decide can never be the classifier's false positive: it scores 0.
+  const ordinary = (i: number) => examples[i]!.label === 'other' && examples[i]!.category === 'ordinary';
+  const oofWhere = (keep: (i: number) => boolean) => data.flatMap((_, i) => (keep(i) ? [counts[i] ? oof[i]! : 0] : []));
+  const threshold = Math.max(
+    chooseThreshold(
+      oofWhere((i) => data[i]!.label === 'distress'),
+      o.maxDistressFp,
+    ),
+    chooseThreshold(oofWhere(ordinary), o.maxOrdinaryFp),
+  );
+  const rateOf = (keep: (i: number) => boolean, flagged: (i: number) => boolean) => {
+    const idx = data.flatMap((_, i) => (keep(i) ? [i] : []));
     return idx.length === 0 ? 0 : idx.filter(flagged).length / idx.length;
   };
+  const labelled = (label: LabelledExample['label']) => (i: number) => data[i]!.label === label;
   const added = (i: number) => counts[i]! && oof[i]! >= threshold;
 
   const final = fit(data, o, denseSize);
@@ -370,9 +382,10 @@ export function trainLexical(sets: readonly TrainingSet[], context: TrainingCont
       examples: { crisis: count('crisis'), distress: count('distress'), other: count('other') },
       options: o,
       crossValidation: {
-        recall: round3(rateOf('crisis', (i) => oof[i]! >= threshold)),
-        fpDistress: round3(rateOf('distress', added)),
-        fpOther: round3(rateOf('other', added)),
+        recall: round3(rateOf(labelled('crisis'), (i) => oof[i]! >= threshold)),
+        fpDistress: round3(rateOf(labelled('distress'), added)),
+        fpOther: round3(rateOf(labelled('other'), added)),
+        fpOrdinary: round3(rateOf(ordinary, added)),
       },
     },
   };
