@@ -141,6 +141,19 @@ describe('the gate: rules OR classifier', () => {
   });
 });
 
+describe('held-out set J (evaluated once, after revision 9 and the vector classifier were committed; docs/safety.md)', () => {
+  it('keeps its measured figures: recall 82/100, rules alone 55/100, distress false positives 2/80', async () => {
+    const set = parseLabelledSet(fs.readFileSync(path.join(SAFETY_DATASETS, 'heldout-j.jsonl'), 'utf8'), 'heldout-j.jsonl');
+    expect(set.problems).toEqual([]);
+    const gate = await evaluate(set.examples, (t) => detector.classifyLocally(t));
+    const rulesAlone = await evaluate(set.examples, (t) => new CrisisDetector().classifyLocally(t));
+    expect(gate.recall.of).toBe(100);
+    expect(gate.recall.hits).toBeGreaterThanOrEqual(82);
+    expect(gate.fpDistress.hits).toBeLessThanOrEqual(2);
+    expect(rulesAlone.recall.hits).toBeGreaterThanOrEqual(55);
+  });
+});
+
 describe('ordinary conversation the classifier never trained on', () => {
   // What people say in the simulator's scenarios (scenarios/*.yaml): openings, positions, concerns,
   // things shared and steps, from support circles and meetings. None is a crisis, none is in a
