@@ -141,9 +141,9 @@ describe('the gate: rules OR classifier', () => {
   });
 });
 
-describe('held-out set J (evaluated once, after revision 9 and the vector classifier were committed; docs/safety.md)', () => {
-  it('keeps its measured figures: recall 82/100, rules alone 55/100, distress false positives 2/80', async () => {
-    const set = parseLabelledSet(fs.readFileSync(path.join(SAFETY_DATASETS, 'heldout-j.jsonl'), 'utf8'), 'heldout-j.jsonl');
+describe('set J, evaluated once while held out (docs/safety.md), now development material', () => {
+  it('the gate keeps at least its held-out figures: recall 82/100, rules alone 55/100, distress false positives 2/80', async () => {
+    const set = parseLabelledSet(fs.readFileSync(path.join(SAFETY_DATASETS, 'dev-j.jsonl'), 'utf8'), 'dev-j.jsonl');
     expect(set.problems).toEqual([]);
     const gate = await evaluate(set.examples, (t) => detector.classifyLocally(t));
     const rulesAlone = await evaluate(set.examples, (t) => new CrisisDetector().classifyLocally(t));
