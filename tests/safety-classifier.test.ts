@@ -266,6 +266,36 @@ describe('what cancels a pattern', () => {
     expect(label("he's going to jump tonight off the high dive lol")).toBe('ok');
   });
 
+  it('revision 10: a denial in brackets or a clarification right after takes the words back', () => {
+    expect(label("my boss wants the deck by 5, i'm literally going to kill him (i'm not, he's lovely, but still)")).toBe('ok');
+    expect(reasons("i'm going to kill him (i'm not, he's lovely)")).toContain('negated');
+    expect(label("i'm going to kill him (i'm not joking)")).toBe('crisis');
+    expect(label("i'm going to kill him (he's hurt my mum for years)")).toBe('crisis');
+    expect(label('I just want to stop existing for a bit, like hibernate. Not die, just pause everything.')).toBe('ok');
+    expect(label('I just want to stop existing. I want to die, I mean it.')).toBe('crisis');
+    expect(label('I want to die. Not die like sleep, I mean die.')).toBe('crisis');
+  });
+
+  it('revision 10: "back when" and years sober put an overdose in the past', () => {
+    expect(label('Back when I was using I overdosed twice. Ten years clean now and I still get chills thinking about it.')).toBe('ok');
+    expect(label("I've been sober for five years but tonight I'm going to overdose")).toBe('crisis');
+    expect(label('I overdosed last night and I am still in the hospital')).toBe('crisis');
+  });
+
+  it('revision 10: farewells told through days the writer will miss, an indefinite out-of-office, logging off for good', () => {
+    expect(label("Revising feels pointless when I won't be here for results day. I've made my peace with it.")).toBe('crisis');
+    expect(label("I won't be here for results day, we're in Spain that week. Can someone text me mine?")).toBe('ok');
+    expect(label("Cleared my desk, set my out-of-office to 'indefinitely'. Thanks for being a good team.")).toBe('crisis');
+    expect(label("Set my out-of-office to 'indefinitely' for parental leave. Thanks for being a good team, see you in spring!")).toBe('ok');
+    expect(label('finna log off permanently. ty for the memories, yall were the only good part')).toBe('crisis');
+    expect(label('logging off permanently from twitter, it is a cesspit. thanks for the memories')).toBe('ok');
+  });
+
+  it('revision 10: someone met in a game is not a scene in a game', () => {
+    expect(label("a guy i met in a game says if i dont send pics he'll show my parents the ones i sent before")).toBe('crisis');
+    expect(label('in the game a guy says if i dont send pics he will show my parents, such a weird quest')).toBe('ok');
+  });
+
   it('grooming patterns count only when the writer says they are a minor', () => {
     expect(label('a man online keeps asking me for nude pics')).toBe('ok');
     expect(label("a man online keeps asking me for nude pics and I'm 13")).toBe('crisis');

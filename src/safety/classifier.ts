@@ -8,7 +8,8 @@
 //   not-first-person  the pattern needs the writer as subject and the sentence has none
 //   negated           the clause before the match ends in a governing negation ("I'm not ..."), or
 //                     the sentence is an answer that denies ("asked if I'd thought of suicide, I said no"),
-//                     or others ask whether the writer is so and the next sentence denies it ("I'm not.")
+//                     or others ask whether the writer is so and the next sentence denies it ("I'm not."),
+//                     or the writer takes it back right after ("kill him (i'm not, he's lovely)", "Not die, just pause")
 //   past              the clause (or, when the clause has no tense marker, its sentence) speaks of the
 //                     past and nothing marks it current; or a date or distance plus "I'm safe now"
 //                     put it behind the writer; or the writer adds that they did not act on it; or the
@@ -103,7 +104,7 @@ export class CrisisRules {
     for (const language of this.languages) {
       const normalised = normalizeText(text, language.rewrites);
       const minorSaid = language.frames.minor.test(normalised);
-      const { own, quotations } = splitQuotations(normalised, language.quotes);
+      const { own, quotations } = splitQuotations(normalised, language.quotes, language.inlineQuote);
       this.scan(language, own, 'own', minorSaid, matches);
       for (const q of quotations) if (q.voice !== 'other') this.scan(language, q.text, q.voice, minorSaid, matches);
     }
@@ -160,7 +161,7 @@ export class CrisisRules {
     if (f.personified.test(upToMatch)) return 'hyperbole';
     if (pattern.firstPerson && !f.firstPerson.test(sentenceText) && !f.implicitSubject.test(sentenceText)) return 'not-first-person';
     const askedAndDenied = f.askedIf.test(upToMatch) && f.denialReply.test(nextSentence);
-    if (pattern.negatable && (language.negationBefore.test(before) || f.denial.test(sentenceText) || askedAndDenied)) return 'negated';
+    if (pattern.negatable && (language.negationBefore.test(before) || f.denial.test(sentenceText) || askedAndDenied || f.takenBack.test(text.slice(end, end + 120)))) return 'negated';
     if (pattern.timely && (this.isOver(f, text, sentenceText, clauseText, sentenceText.slice(clause.end)) || this.isRecalled(f, text, sentenceText, upToMatch, end - sentence.start))) return 'past';
     if (pattern.negatable && f.fearOfDying.test(sentenceText.slice(0, end - sentence.start))) return 'fear';
     if (pattern.negatable && f.unwantedThought.test(text.slice(sentence.start))) return 'fear';

@@ -95,6 +95,12 @@ export interface LanguageFrames {
   unwantedThought: RegExp;
   /** Ends where a match starts: a thing, not a person, is the subject ("my plants ", "I swear they "). */
   personified: RegExp;
+  /**
+   * Starts where a match ends: the writer takes it back at once, with a denial in brackets ("(i'm
+   * not, he's lovely)") or by saying it is not death they mean ("... like hibernate. Not die, just
+   * pause everything").
+   */
+  takenBack: RegExp;
 }
 
 export interface Language {
@@ -113,6 +119,8 @@ export interface Language {
     /** Text before a quotation saying someone close to the writer said it ("my friend texted me"). */
     close: RegExp;
   };
+  /** Ends where a quotation starts: the writer set its words as their own status or auto-reply, so they stay in the sentence. */
+  inlineQuote?: RegExp;
   /** Words that make a message worth a second look by the model-backed check. */
   watchWords: RegExp;
 }

@@ -29,8 +29,12 @@ export interface Attribution {
 const QUOTED = /"([^"\n]{1,400})"|(?<=^|[\s(\[])'((?:[^'\n]|(?<=\w)'(?=\w)){2,400})'(?=$|[\s.,!?;:)\]])/g;
 const BLOCK_QUOTE = /^[ \t]*>+[ \t]?(.*)$/gm;
 
-/** Separate the writer's own words from quoted words (input already normalised). */
-export function splitQuotations(text: string, attribution: Attribution): SplitText {
+/**
+ * Separate the writer's own words from quoted words (input already normalised). A quotation whose
+ * preceding words match `inline` stays where it is, marks and all: words the writer set as their
+ * own status or auto-reply ("set my out-of-office to 'indefinitely'") belong to their sentence.
+ */
+export function splitQuotations(text: string, attribution: Attribution, inline?: RegExp): SplitText {
   const quotations: Quotation[] = [];
   let own = text.replace(BLOCK_QUOTE, (_, body: string) => {
     quotations.push({ text: body, voice: 'other' });
@@ -39,6 +43,7 @@ export function splitQuotations(text: string, attribution: Attribution): SplitTe
   own = own.replace(QUOTED, (match, double: string | undefined, single: string | undefined, offset: number, whole: string) => {
     const body = double ?? single ?? '';
     const before = whole.slice(Math.max(0, offset - 80), offset);
+    if (inline?.test(before)) return match;
     const voice: QuoteVoice = attribution.self.test(before) ? 'self' : attribution.close.test(before) ? 'close' : 'other';
     quotations.push({ text: body, voice });
     return match.startsWith('"') ? '""' : "''";

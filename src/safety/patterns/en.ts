@@ -36,7 +36,7 @@ const t = template({
   place: String.raw`bridge|roof|rooftop|building|train|bus|truck|traffic|cliff|balcony|platform|ledge|window|tower|highway|overpass|subway|tracks|car\s+park|parking\s+garage`,
   // Dying or death as the writer's own end, without the idioms ("dying to see it", "bored to death",
   // "die of embarrassment", "die laughing").
-  death: String.raw`die(?!\s+(?:my|your|his|her|the|their)\s+hair|\s+(?:of|from)\s+(?:embarrassment|boredom|laughter|laughing|cringe|shame|stress|heat|cold|hunger|thirst|exhaustion|curiosity|cuteness|happiness|excitement|old\s+age|jealousy)|\s+laughing|\s+for\s+(?:a|some|this|that|it)\b|\s+inside|\s+down|\s+hard|\s+out|\s+young\s+like)|dying(?!\s+(?:to|for|of|inside|laughing|here|out|down))|be\s+dead|being\s+dead|my\s+(?:own\s+)?death|suicide|kill(?:ing)?\s+myself|end(?:ing)?\s+(?:my\s+(?:own\s+)?life|it\s+all|it(?!\s+with))|take\s+my\s+(?:own\s+)?life|not\s+(?:wake|waking)\s+up|not\s+be(?:ing)?\s+(?:alive|here\s+anymore|around\s+anymore)|stop(?:ping)?\s+existing|not\s+exist(?:ing)?|off(?:ing)?\s+myself|${overdoseTalk}|hang(?:ing)?\s+myself|gone\s+(?:forever|for\s+good|permanently)|gone(?=\s*(?:[.!?,;]|$))|out\s+(?:permanently|for\s+good|forever)|by\s+my\s+own\s+hands?|finish\s+(?:it|it\s+all|myself)(?!\s+(?:tonight|today|tomorrow|later|first|off))(?=\s*(?:[.!?,;]|$|\s+(?:for\s+good|once|now)))`,
+  death: String.raw`die(?!\s+(?:my|your|his|her|the|their)\s+hair|\s+(?:of|from)\s+(?:embarrassment|boredom|laughter|laughing|cringe|shame|stress|heat|cold|hunger|thirst|exhaustion|curiosity|cuteness|happiness|excitement|old\s+age|jealousy)|\s+laughing|\s+for\s+(?:a|some|this|that|it)\b|\s+inside|\s+down|\s+hard|\s+out|\s+young\s+like)|dying(?!\s+(?:to|for|of|inside|laughing|here|out|down))|be\s+dead|being\s+dead|my\s+(?:own\s+)?death|suicide|kill(?:ing)?\s+myself|end(?:ing)?\s+(?:my\s+(?:own\s+)?life|it\s+all|it(?!\s+with))|take\s+my\s+(?:own\s+)?life|not\s+(?:wake|waking)\s+up|not\s+be(?:ing)?\s+(?:alive|here\s+anymore|around\s+anymore)|stop(?:ping)?\s+existing(?!\s+for\s+(?:a\s+(?:bit|while|day|week|weekend|few\s+(?:hours|days)|couple\s+of\s+(?:hours|days))|the\s+(?:weekend|day|night|afternoon)))|not\s+exist(?:ing)?|off(?:ing)?\s+myself|${overdoseTalk}|hang(?:ing)?\s+myself|gone\s+(?:forever|for\s+good|permanently)|gone(?=\s*(?:[.!?,;]|$))|out\s+(?:permanently|for\s+good|forever)|by\s+my\s+own\s+hands?|finish\s+(?:it|it\s+all|myself)(?!\s+(?:tonight|today|tomorrow|later|first|off))(?=\s*(?:[.!?,;]|$|\s+(?:for\s+good|once|now)))`,
   // Wanting, planning or weighing one's death; "the only way out", "a favour to everyone".
   cue: String.raw`(?:i'd|would|i\s+would)\s+(?:love|like)\s+to|can't\s+wait\s+to|looking\s+forward\s+to|need\s+to|have\s+to|want|wanting|wanted|wish|wishing|hope|hoping|plan|planning|planned|ready|decided|deciding|deserve|long\s+for|longing\s+for|crave|craving|(?:think|thinking|thought|thoughts|dream|dreaming|fantasi[sz]e|fantasi[sz]ing|obsess|obsessing)\s+(?:about|of)|keep\s+thinking|can't\s+stop\s+thinking|considering|contemplating|i'm\s+(?:(?!not\b|never\b|no\b)\S+\s+)?(?:going\s+to|about\s+to)|i'll|tempted|urge|urges|only\s+(?:way|option|answer|solution|choice|escape)(?:\s+out)?|way\s+out|except|better\s+off|easier|relief|peace|peaceful|favou?r|finally`,
   // Small words that may stand between a cue and a death term without changing who dies.
@@ -217,7 +217,7 @@ const patterns: CrisisPattern[] = [
     id: 'suicide.stop-existing',
     category: 'suicide',
     note: 'wanting to stop existing, disappear forever or not be alive',
-    re: /\b(?:want|wanna|wish|rather|prefer|nice|easier|better|peaceful|like|need)\s+(?:\w+\s+){0,5}?(?:stop\s+existing|stop\s+living|cease\s+to\s+exist|not\s+(?:to\s+)?exist|not\s+be\s+(?:alive|here\s+anymore|around\s+anymore)|disappear\s+(?:forever|for\s+good|permanently|and\s+never\s+come\s+back)|vanish\s+(?:forever|for\s+good))\b/g,
+    re: /\b(?:want|wanna|wish|rather|prefer|nice|easier|better|peaceful|like|need)\s+(?:\w+\s+){0,5}?(?:stop\s+existing(?!\s+for\s+(?:a\s+(?:bit|while|day|week|weekend|few\s+(?:hours|days)|couple\s+of\s+(?:hours|days))|the\s+(?:weekend|day|night|afternoon)))|stop\s+living|cease\s+to\s+exist|not\s+(?:to\s+)?exist|not\s+be\s+(?:alive|here\s+anymore|around\s+anymore)|disappear\s+(?:forever|for\s+good|permanently|and\s+never\s+come\s+back)|vanish\s+(?:forever|for\s+good))\b/g,
     negatable: true,
     timely: true,
     firstPerson: true,
@@ -228,7 +228,7 @@ const patterns: CrisisPattern[] = [
     category: 'suicide',
     note: 'overdosing, or taking all or a dangerous amount of pills',
     re: t(
-      String.raw`\b(?=overdos)(?<!(?<!(?:nearly|almost)\s)died\s{1,3}(?:of|from)\s{1,3}(?:an?\s{1,3})?(?:\w{1,20}\s{1,3})?)overdos(?:e|ed|es|ing)\b(?!\s+(?:patients?|victims?|calls?|cases?|deaths?|ward|(?:i|he|she|they)\s+had\s+(?:at\s+\d|in\s+(?:19|20)\d\d|when|years|as\s+a)))|\b(?:take|taking|took|swallow|swallowing|swallowed|down|downing|downed|chug|chugging|chugged)\s+(?:\w+\s+){0,2}?(?:all|every|the\s+whole|the\s+entire|a\s+whole|an\s+entire|a\s+full|a\s+bunch\s+of|a\s+handful\s+of|too\s+many|way\s+too\s+many|everything\s+in|a\s+lot\s+of|lots\s+of|loads\s+of|a\s+ton\s+of|double|triple)\b[^.!?]{0,30}?\b{pills}\b{returned}|\b(?:stockpil\w*|sav(?:e|ed|ing)\s+up|hoard\w*|collect(?:ed|ing)|saving)\s+(?:\w+\s+){0,2}?(?:pills|meds|tablets|antidepressants|painkillers|sleeping\s+pills|prescriptions?)\b|\b(?:pills|meds|tablets)\s+(?:\w+\s+){0,2}?(?:ready|lined\s+up|in\s+front\s+of\s+me|in\s+my\s+hand|counted\s+out|saved\s+up|stockpiled|hoarded)\b|\benough\s+(?:\w+\s+)?(?:pills|meds|tablets|insulin|painkillers)\b(?:\s+\S+){0,3}?\s+(?:to\s+(?:die|finish|end|kill|not\s+wake)|saved)\b|\ball\s+(?:of\s+)?my\s+(?:\w+\s+)?(?:pills|meds|tablets|painkillers|antidepressants)\b[^.!?]{0,40}\b(?:tonight|right\s+now|ready|today|the\s+night)\b`,
+      String.raw`\b(?=overdos)(?<!(?<!(?:nearly|almost)\s)died\s{1,3}(?:of|from)\s{1,3}(?:an?\s{1,3})?(?:\w{1,20}\s{1,3})?)overdos(?:e|ed|es|ing)\b(?!\s+(?:patients?|victims?|calls?|cases?|deaths?|ward|(?:i|he|she|they)\s+had\s+(?:at\s+\d|in\s+(?:19|20)\d\d|when|years|as\s+a)))|\b(?:take|taking|took|swallow|swallowing|swallowed|down|downing|downed|chug|chugging|chugged)\s+(?:\w+\s+){0,2}?(?:all|every|the\s+whole|the\s+entire|a\s+whole|an\s+entire|a\s+full|a\s+bunch\s+of|a\s+handful\s+of|too\s+many|way\s+too\s+many|everything\s+in|a\s+lot\s+of|lots\s+of|loads\s+of|a\s+ton\s+of|double|triple)\b[^.!?]{0,30}?\b{pills}\b{returned}|\b(?:stockpil\w*|sav(?:e|ed|ing)\s+up|hoard\w*|collect(?:ed|ing)|saving)\s+(?:\w+\s+){0,2}?(?:pills|meds|tablets|antidepressants|painkillers|sleeping\s+pills|prescriptions?)\b|\b(?:stockpil\w*|sav(?:e|ed|ing)\s+up|hoard\w*)\s+(?:all\s+)?my\s+(?:insulin|tramadol|codeine|co-codamol|oxycodone|morphine|diazepam|paracetamol|sleeping\s+tablets|fentanyl|antidepressants)\b(?![^.!?]{0,40}\b(?:shortage|price|prices|cost|insurance|travel|trip|holiday|strike|supply|pharmacy\s+closes)\b)|\b(?:pills|meds|tablets)\s+(?:\w+\s+){0,2}?(?:ready|lined\s+up|in\s+front\s+of\s+me|in\s+my\s+hand|counted\s+out|saved\s+up|stockpiled|hoarded)\b|\benough\s+(?:\w+\s+)?(?:pills|meds|tablets|insulin|painkillers)\b(?:\s+\S+){0,3}?\s+(?:to\s+(?:die|finish|end|kill|not\s+wake)|saved)\b|\ball\s+(?:of\s+)?my\s+(?:\w+\s+)?(?:pills|meds|tablets|painkillers|antidepressants)\b[^.!?]{0,40}\b(?:tonight|right\s+now|ready|today|the\s+night)\b`,
     ),
     negatable: true,
     timely: true,
@@ -530,8 +530,8 @@ const patterns: CrisisPattern[] = [
   {
     id: 'self-harm.head-banging',
     category: 'self-harm',
-    note: 'banging one\'s head until it bleeds or hurts',
-    re: /\bbang(?:ed|ing|s)?\s+my\s+head\s+(?:against|into|on)\b[^.!?]{0,30}\b(?:until|till|bled|bleed|blood|hurt)/g,
+    note: 'banging one\'s head until it bleeds or hurts, or hitting it until the writer sees stars',
+    re: /\bbang(?:ed|ing|s)?\s+my\s+head\s+(?:against|into|on)\b[^.!?]{0,30}\b(?:until|till|bled|bleed|blood|hurt)|\b(?:hit|hits|hitting|slam|slams|slammed|slamming|smash|smashed|smashing)\s+my\s+head\s+(?:against|into|on)\b[^.!?]{0,40}\b(?:(?:until|till)\s+(?:i\s+(?:see|saw)\s+stars|it\s+(?:bleeds|bled)|i\s+(?:bleed|bled))|bled|blood)\b/g,
     negatable: true,
     timely: true,
     example: 'I banged my head against the wall until it bled',
@@ -709,8 +709,8 @@ const patterns: CrisisPattern[] = [
   {
     id: 'abuse.sextortion',
     category: 'abuse',
-    note: 'blackmail with intimate images',
-    re: /\b(?:threaten\w*|blackmail\w*|extort\w*)\b[^.!?]{0,40}\b(?:nudes|naked|nude|pics|pictures|photos|videos)\b|\bblackmail(?:s|ed|ing)?\s+me\b|\b(?:share|post|leak|send)\s+my\s+(?:nudes|naked\s+(?:pics|pictures|photos))\s+unless\b|\b(?:says?|said)\s+(?:that\s+)?(?:he|she|they)(?:'ll|\s+will|'s\s+going\s+to)\s+(?:send|post|share|leak)\s+my\s+(?:nudes|naked\s+(?:pics|pictures|photos)|intimate\s+\w+)\b/g,
+    note: 'blackmail with intimate images ("if I don\'t send pics he\'ll show my parents")',
+    re: /\b(?:threaten\w*|blackmail\w*|extort\w*)\b[^.!?]{0,40}\b(?:nudes|naked|nude|pics|pictures|photos|videos)\b|\bblackmail(?:s|ed|ing)?\s+me\b|\b(?:share|post|leak|send)\s+my\s+(?:nudes|naked\s+(?:pics|pictures|photos))\s+unless\b|\bif\s+i\s+(?:don't|won't|refuse\s+to)\s+send\s+(?:him\s+|her\s+|them\s+)?(?:more\s+|any\s+)?(?:pics|pictures|photos|nudes|videos)\b[^.!?]{0,20}?\b(?:he|she|they)(?:'ll|\s+will|'s\s+going\s+to)\s+(?:show|send|post|share|leak)\b|\b(?:says?|said)\s+(?:that\s+)?(?:he|she|they)(?:'ll|\s+will|'s\s+going\s+to)\s+(?:send|post|share|leak)\s+my\s+(?:nudes|naked\s+(?:pics|pictures|photos)|intimate\s+\w+)\b/g,
     timely: true,
     example: 'Someone is blackmailing me with my nudes',
   },
@@ -750,8 +750,8 @@ const patterns: CrisisPattern[] = [
   {
     id: 'suicide.euphemism',
     category: 'suicide',
-    note: 'euphemisms for one\'s own death: out of the picture, opting out or checking out for good, removing oneself from the equation, catching the bus (forum "ctb"), clocking out permanently, no tomorrow for me',
-    re: /\b(?:once|when|after|if)\s+i'm\s+(?:out\s+of\s+the\s+picture|off\s+the\s+scene)\b|\bopt(?:ing)?\s+out\s+(?:of\s+(?:it|life|living|everything|this\s+life|existence)\s+)?(?:for\s+good|permanently|forever)\b|\bremov(?:e|ing)\s+myself\s+from\s+(?:the\s+equation|the\s+picture|this\s+world|existence|everyone's\s+lives)\b|\b(?:take|taking|took)\s+myself\s+out\s+of\s+(?:the\s+equation|the\s+picture|this\s+world)\b|\bctb\b|\bcatch(?:ing)?\s+the\s+bus\s+(?:soon|tonight|tomorrow|for\s+good)\b|\bbring\s+(?:it|my\s+life|it\s+all)\s+to\s+a\s+close\b|\bclock(?:ing)?\s+out\s+(?:permanently|of\s+(?:this\s+)?life|from\s+life)\b|\b(?:there's|there\s+is|there\s+will\s+be)\s+no\s+tomorrow\s+for\s+me\b/g,
+    note: 'euphemisms for one\'s own death: out of the picture, opting out or checking out for good, removing oneself from the equation, catching the bus (forum "ctb"), clocking out permanently, no tomorrow for me, logging off permanently with a farewell ("thanks for the memories")',
+    re: /\b(?:once|when|after|if)\s+i'm\s+(?:out\s+of\s+the\s+picture|off\s+the\s+scene)\b|\bopt(?:ing)?\s+out\s+(?:of\s+(?:it|life|living|everything|this\s+life|existence)\s+)?(?:for\s+good|permanently|forever)\b|\bremov(?:e|ing)\s+myself\s+from\s+(?:the\s+equation|the\s+picture|this\s+world|existence|everyone's\s+lives)\b|\b(?:take|taking|took)\s+myself\s+out\s+of\s+(?:the\s+equation|the\s+picture|this\s+world)\b|\bctb\b|\bcatch(?:ing)?\s+the\s+bus\s+(?:soon|tonight|tomorrow|for\s+good)\b|\bbring\s+(?:it|my\s+life|it\s+all)\s+to\s+a\s+close\b|\bclock(?:ing)?\s+out\s+(?:permanently|of\s+(?:this\s+)?life|from\s+life)\b|\b(?:there's|there\s+is|there\s+will\s+be)\s+no\s+tomorrow\s+for\s+me\b|\blog(?:ging)?\s+off\s+(?:permanently|forever|for\s+good)\b(?!\s+(?:from|on|of|off)\b)(?=[^]{0,80}\b(?:memories|goodbye|farewell|love\s+(?:you|y'all|yall)\s+all|take\s+care\s+of|only\s+good\s+(?:part|thing))\b)/g,
     negatable: true,
     timely: true,
     firstPerson: true,
@@ -771,8 +771,8 @@ const patterns: CrisisPattern[] = [
   {
     id: 'self-harm.described',
     category: 'self-harm',
-    note: 'self-injury told through its tools or wounds: picking scars open, cuts deep enough for stitches, a compass, candle or lighter on the skin, "sh" urges, hitting, biting or scrubbing one\'s body until it bleeds, "self-harm is back"',
-    re: /\bpick(?:ing|ed)?\s+(?:at\s+)?(?:my\s+)?(?:scars|scabs|wounds)\s+(?:open|until|till)\b|\b(?:went|go|cut)\s+(?:too\s+|so\s+)?deep\s+(?:enough\s+)?(?:that\s+)?i\s+(?:might|may|will|probably)?\s*need(?:ed)?\s+stitches\b|\b(?:compass|candle|lighter|sharpener\s+blade|safety\s+pin|hairbrush)\s+(?:on|into|against|to)\s+my\s+(?:skin|arms?|legs?|thighs?|wrists?|hands?|stomach)\b|\bsh\s+(?:urges?|again|relapse\w*)\b|(?<!\b(?:from|of|off)\s)\bsh\s+(?:tonight|right\s+now)\b|\b(?:going\s+to|want\s+to|about\s+to|need\s+to)\s+sh\b|\btw:?\s+sh\b[\s:-]{1,4}(?:i\s+)?(?:did\s+it|cut|relapsed|burned)\b|\brelaps\w*\s+(?:on|with|into)\s+sh\b|\b(?:hit|hitting|punch\w*|pinch\w*|scrub\w*|bit|bite|biting)\s+my\s+(?:arms?|legs?|thighs?|wrists?|stomach|skin|hands?)\b[^.!?]{0,40}?\b(?:until|till|til|so\s+hard|bled|bleeds?|bleeding|blood|purple|on\s+purpose|to\s+punish)\b|\bself-harm(?:ing)?\s+(?:is|'s|has|came|come|has\s+come)\s+(?:straight\s+|right\s+)?(?:back|getting\s+worse)\b|\b(?:want|need|urge|going)\s+to\s+(?:hurt|harm|punish)\s+my\s+(?:body|skin)\b|\b(?:i'm|i've\s+been|i\s+was)\s+(?:hurting|cutting|burning|harming)\s+me\b|(?:^|[.!?\n]\s{0,3}|\bi\s+)cut\s+(?:again|deeper)\b/g,
+    note: 'self-injury told through its tools or wounds: picking scars open, cuts deep enough for stitches, a compass, candle or lighter on the skin, "sh" urges, hitting, biting or scrubbing one\'s body until it bleeds, "self-harm is back", "relapsed and cut", "take it out on my arm"',
+    re: /\bpick(?:ing|ed)?\s+(?:at\s+)?(?:my\s+)?(?:scars|scabs|wounds)\s+(?:open|until|till)\b|\b(?:went|go|cut)\s+(?:too\s+|so\s+)?deep\s+(?:enough\s+)?(?:that\s+)?i\s+(?:might|may|will|probably)?\s*need(?:ed)?\s+stitches\b|\b(?:compass|candle|lighter|sharpener\s+blade|safety\s+pin|hairbrush)\s+(?:on|into|against|to)\s+my\s+(?:skin|arms?|legs?|thighs?|wrists?|hands?|stomach)\b|\bsh\s+(?:urges?|again|relapse\w*)\b|(?<!\b(?:from|of|off)\s)\bsh\s+(?:tonight|right\s+now)\b|\b(?:going\s+to|want\s+to|about\s+to|need\s+to)\s+sh\b|\btw:?\s+sh\b[\s:-]{1,4}(?:i\s+)?(?:did\s+it|cut|relapsed|burned)\b|\brelaps\w*\s+(?:on|with|into)\s+sh\b|\b(?:hit|hitting|punch\w*|pinch\w*|scrub\w*|bit|bite|biting)\s+my\s+(?:arms?|legs?|thighs?|wrists?|stomach|skin|hands?)\b[^.!?]{0,40}?\b(?:until|till|til|so\s+hard|bled|bleeds?|bleeding|blood|purple|on\s+purpose|to\s+punish)\b|\bself-harm(?:ing)?\s+(?:is|'s|has|came|come|has\s+come)\s+(?:straight\s+|right\s+)?(?:back|getting\s+worse)\b|\b(?:want|need|urge|going)\s+to\s+(?:hurt|harm|punish)\s+my\s+(?:body|skin)\b|\b(?:i'm|i've\s+been|i\s+was)\s+(?:hurting|cutting|burning|harming)\s+me\b|(?:^|[.!?\n]\s{0,3}|\bi\s+)cut\s+(?:again|deeper)\b|\brelaps\w*\s+(?:and\s+)?cut\b|\b(?:take|takes|taking|took)\s+it\s+out\s+on\s+my\s+(?:arms?|legs?|thighs?|wrists?|skin|body|stomach)\b/g,
     negatable: true,
     timely: true,
     example: "I've been picking my scars open again",
@@ -869,6 +869,34 @@ const patterns: CrisisPattern[] = [
     timely: true,
     example: 'mi esposo me pega and he says he will take the kids',
   },
+  // --- revision 10: families set J exposed (now dev-j) ------------------------------------------
+  {
+    id: 'suicide.absent-from-future',
+    category: 'suicide',
+    note: 'a day of the writer\'s own life ahead that they will not be here for ("won\'t be here for results day"), said with finality: made their peace, it is pointless, for good',
+    // The finality may come before or after; the lookbehind runs only where the phrase matched.
+    re: /\b(?:won't|not\s+going\s+to)\s+be\s+(?:here|around|alive)\s+(?:for|to\s+see)\s+(?:the\s+|my\s+|our\s+)?(?:results?\s+day|(?:exam\s+|a-level\s+|gcse\s+)?results|birthday|(?:\w+\s+)?graduation|christmas|new\s+year|next\s+(?:year|term|birthday|christmas)|the\s+baby)\b(?:(?=[^]{0,160}\b(?:made\s+(?:my\s+)?peace|pointless|no\s+point|for\s+good|(?:it's|it\s+is)\s+(?:time|the\s+right\s+time|for\s+the\s+best)|(?:last|final)\s+(?:message|post|time)|a\s+burden)\b)|(?<=\b(?:made\s+(?:my\s+)?peace|pointless|no\s+point|for\s+good|(?:it's|it\s+is)\s+(?:time|the\s+right\s+time|for\s+the\s+best)|(?:last|final)\s+(?:message|post|time)|a\s+burden)\b[^]{0,240}))/g,
+    timely: true,
+    firstPerson: true,
+    example: "Revising feels pointless when I won't be here for results day. I've made my peace with it.",
+  },
+  {
+    id: 'suicide.out-of-office',
+    category: 'suicide',
+    note: 'an out-of-office or status set to "indefinitely" or "forever", with thanks or a goodbye and no return named',
+    re: /\b(?:set|changed|updated|put)\s+my\s+(?:out[\s-]of[\s-]office|ooo|away\s+message|auto[\s-]?reply|status)\s+(?:(?:message|reply)\s+)?(?:to|as|on|saying)\s+['"]?(?:indefinitely|indefinite|forever|permanently|permanent|gone\s+for\s+good)\b(?=[^]{0,200}\b(?:thank(?:s|\s+you)\s+for\s+(?:being|everything|all)|goodbye|farewell|won't\s+be\s+(?:around|here)|nice\s+knowing)\b)(?![^]{0,200}\b(?:see\s+you|back\s+(?:in|on|after)|sabbatical|maternity|paternity|parental|new\s+(?:job|role|team)|retir\w*)\b)/g,
+    timely: true,
+    example: "Cleared my desk, set my out-of-office to 'indefinitely'. Thanks for being a good team.",
+  },
+  {
+    id: 'abuse.marks',
+    category: 'abuse',
+    note: 'bruises or marks where someone grabs, hits or squeezes the writer',
+    re: /\b(?:bruised|bruises|bruise|marks|welts|black\s+and\s+blue)\b[^.!?]{0,40}?\b(?:from\s+)?(?:where|when)\s+(?:he|she|they|my\s+(?:\w+\s+)?(?:husband|wife|partner|boyfriend|girlfriend|dad|father|mum|mom|mother|stepdad|stepmom|brother|sister|uncle|carer|son|daughter))\s+(?:grabs?|grabbed|hits?|squeez\w*|holds?|held|kicks?|kicked|punch\w*|pinch\w*|twists?|twisted|chokes?|choked|slaps?|slapped)\s+me\b/g,
+    timely: true,
+    play: true,
+    example: 'My arms are bruised from where he grabs me.',
+  },
 ];
 
 export const english: Language = {
@@ -900,6 +928,7 @@ export const english: Language = {
     // "not just thinking about it, I'm planning it": "just" here is not filler and the negation does not govern.
     [/\bnot\s+(?:just|only|merely)\s+(?=\w+ing\b)/g, 'not only '],
     [/\bmyslf\b/g, 'myself'],
+    [/\b(?:comit|comitt|commited|comitted)\b(?=\s+suicide\b)/g, 'commit'],
     [/\b(?:tonite|2nite)\b/g, 'tonight'],
     // Forum shorthand: "sui thoughts", "SI is back" (suicidal ideation), "sh'ing" (self-harming).
     [/\bsui\b(?=\s+(?:thoughts?|ideation|urges?|feelings?|attempts?)\b)/g, 'suicidal'],
@@ -948,10 +977,10 @@ export const english: Language = {
   clauseBoundary: /[,;:]|\s(?:but|though|although|however|yet|except|whereas)\s|\s[-\u2013\u2014]\s/,
   frames: {
     media:
-      /\b(?:in\s+(?:the|a|this|that|my|his|her|their)\s+(?:\w+\s+)?(?:book|novel|story|movie|film|show|series|episode|game|comic|manga|anime|play|song|poem|fanfic|fic|campaign|scene|chapter|season|video|documentary|podcast|musical|opera)|the\s+(?:character|narrator|protagonist|villain|hero|heroine|main\s+character|author|singer|rapper|lyrics?)|my\s+(?:character|oc|novel|story|book|fanfic|fic|campaign|screenplay|script|poem)|lyrics?|(?:the|this|that)\s+song\s+(?:goes|says)|song\s+(?:called|titled)|(?:the|a|this|that)\s+(?:news|article|headline|report|paper|study|documentary|podcast|journalist|reporter|police|officials?|survey)\s+(?:said|says|reported|reports|shows|showed|found|covered|was\s+about|is\s+about|about|on)|according\s+to|headline:|breaking:|call\s+of\s+duty|fortnite|platformer|speedrun\w*|on\s+(?:the|this|that)\s+(?:\w+\s+)?level|boss\s+fight|minecraft|elden\s+ring|valorant|overwatch|league\s+of\s+legends|respawn(?:ed)?|(?:final|last)\s+circle|battle\s+royale|my\s+own\s+grenade|d&d|dungeon|(?:i'm\s+)?writing\s+(?:a|my)\s+(?:scene|story|book|novel|poem|song|script|chapter))\b/,
+      /\b(?:(?<!\b(?:met|meet|meeting)\s)in\s+(?:the|a|this|that|my|his|her|their)\s+(?:\w+\s+)?(?:book|novel|story|movie|film|show|series|episode|game|comic|manga|anime|play|song|poem|fanfic|fic|campaign|scene|chapter|season|video|documentary|podcast|musical|opera)|the\s+(?:character|narrator|protagonist|villain|hero|heroine|main\s+character|author|singer|rapper|lyrics?)|my\s+(?:character|oc|novel|story|book|fanfic|fic|campaign|screenplay|script|poem)|lyrics?|(?:the|this|that)\s+song\s+(?:goes|says)|song\s+(?:called|titled)|(?:the|a|this|that)\s+(?:news|article|headline|report|paper|study|documentary|podcast|journalist|reporter|police|officials?|survey)\s+(?:said|says|reported|reports|shows|showed|found|covered|was\s+about|is\s+about|about|on)|according\s+to|headline:|breaking:|call\s+of\s+duty|fortnite|platformer|speedrun\w*|on\s+(?:the|this|that)\s+(?:\w+\s+)?level|boss\s+fight|minecraft|elden\s+ring|valorant|overwatch|league\s+of\s+legends|respawn(?:ed)?|(?:final|last)\s+circle|battle\s+royale|my\s+own\s+grenade|d&d|dungeon|(?:i'm\s+)?writing\s+(?:a|my)\s+(?:scene|story|book|novel|poem|song|script|chapter))\b/,
     information:
       /\b(?:research|paper|essay|thesis|study|studies|statistics|stats|rates?|prevention|awareness|training|workshop|lecture|class|course|presentation|homework|assignment|warning\s+signs|hotline|helpline|crisis\s+line|resources|volunteer\w*|explain|what\s+(?:is|are|does)|difference\s+between|how\s+(?:do|can|should|would)\s+(?:i|we|you)\s+(?:help|support|talk\s+to|report|tell|know|recognize|recognise|spot)|documentary|podcast|article|policy|policies|debate|ethics|psychology|leaflet|handout|poster|factsheet|(?:letter|email|assembly|lesson|newsletter)s?\s+(?:about|on))\b/,
-    past: /\b(?:used\s+to|years?\s+ago|months\s+ago|a\s+long\s+time\s+ago|when\s+i\s+was\s+(?:\w+\s+)?(?:younger|little|small|(?:a\s+)?(?:kid|child|teen|teenager)|in\s+(?:high\s+school|school|college|middle\s+school|university)|\d+|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)|as\s+a\s+(?:kid|child|teen|teenager)|in\s+(?:high\s+school|middle\s+school|college|my\s+teens|my\s+twenties)|back\s+(?:then|in\s+(?:the\s+day|\d+|high\s+school|school|college))|behind\s+me|(?:clean|free)\s+(?:for|since)|(?:years?|months?)\s+clean|in\s+recovery|recovered|in\s+the\s+past|last\s+year|(?:it's|it\s+has)\s+been\s+(?:\w+\s+){1,2}(?:years?|months)\s+since)\b/,
+    past: /\b(?:used\s+to|years?\s+ago|months\s+ago|a\s+long\s+time\s+ago|when\s+i\s+was\s+(?:\w+\s+)?(?:younger|little|small|(?:a\s+)?(?:kid|child|teen|teenager)|in\s+(?:high\s+school|school|college|middle\s+school|university)|\d+|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)|as\s+a\s+(?:kid|child|teen|teenager)|in\s+(?:high\s+school|middle\s+school|college|my\s+teens|my\s+twenties)|back\s+(?:then|when|in\s+(?:the\s+day|\d+|high\s+school|school|college))|behind\s+me|(?:clean|free|sober)\s+(?:for|since)|(?:years?|months?)\s+(?:clean|sober)|in\s+recovery|recovered|in\s+the\s+past|last\s+year|(?:it's|it\s+has)\s+been\s+(?:\w+\s+){1,2}(?:years?|months)\s+since)\b/,
     present: /\b(?:again|(?<!ago\s)now|right\s+now|tonight|today|this\s+(?:week|morning|evening|weekend)|(?<!(?:scars?|marks?)\s)still(?!\s+(?:think\s+about\s+how\s+far|remember|here|alive|proud|glad))|lately|recently|currently|these\s+days|last\s+night|yesterday|relaps\w*|keep|keeps|every\s+(?:day|night))\b/,
     accident:
       /\b(?:accident(?:al(?:ly)?)?|by\s+mistake|on\s+accident|shaving|cooking|chopping|cutting\s+(?:vegetables|onions|bread|meat)|in\s+the\s+kitchen|stove|oven|iron|gym|workout|working\s+out|lifting|training|practice|hiking|skiing|snowboarding|skating|biking|cycling|football|soccer|basketball|rugby|fell|slipped|tripped|on\s+the\s+ice|paper\s+cut|fork|lmao)\b/,
@@ -991,6 +1020,10 @@ export const english: Language = {
       /\b(?:the|that)\s+(?:time|night|day|week|year|summer|winter|morning|evening)\s+(?:when\s+)?i\s+(?:tried|took|attempted|overdosed|cut|swallowed|nearly|almost|first)\s+(?:(?:to|an?|the|my)\s+)?$/,
     unwantedThought:
       /^[^.!?]{0,200}?\bintrusive\s+(?:thoughts?|images?)\b[^]{0,240}?\b(?:ocd|cbt|erp|therapist|therapy|psychologist|they're\s+fading|never\s+act\s+on)\b|^[^.!?]{0,200}?\b(?:the\s+)?(?:thoughts?|urges?|images?)\s+(?:of|about)\b[^]{0,200}?\bi\s+(?:always\s+)?(?:stand|stay|step|keep)\s+well\s+(?:back|away)\b/,
+    // "(i'm not, he's lovely, but still)"; "(obviously not)"; but "(i'm not joking)" insists.
+    // "... like hibernate. Not die, just pause everything": the writer says death is not what they mean.
+    takenBack:
+      /^\s*\(\s*(?:i'm\s+not|i\s+won't|i\s+wouldn't|not\s+really|obviously\s+not|of\s+course\s+not)\s*(?:[,.!)]|\s+(?:really|actually|obviously|lol|haha)\b)|^[^.!?()]{0,60}[.!?,;]?\s*(?:not\s+(?:to\s+)?(?:die|dying|dead|suicidal|kill\s+myself)|i\s+don't\s+mean\s+(?:die|dying|dead|kill\s+myself|suicid\w*))(?=\s*(?:[.!,;)]|$|\s+(?:just|only|i\s+mean)\b))/,
     personified:
       /\b(?:plants?|houseplants?|succulents?|cact(?:us|i)|orchids?|basil|seedlings|sourdough\s+starter|phone|laptop|printer|battery|router|tamagotchi)\b(?:[^.!?]{0,60}\b(?:they|it))?\s+(?:(?!me\b|makes?\b|made\b)\w+\s+){0,2}$/,
   },
@@ -998,6 +1031,7 @@ export const english: Language = {
     self: /\b(?:i|i've|i'd|i'll|i\s+just|i\s+even|i\s+finally)\s+(?:\w+\s+){0,2}?(?:said|say|told|tell|wrote|write|texted|text|typed|posted|messaged|screamed|yelled|whispered|keep\s+telling\s+myself|keep\s+thinking|thought|think)\b[^"]{0,40}$/,
     close: /\b(?:my\s+(?:best\s+)?(?:friend|bff|sister|brother|son|daughter|kid|child|mom|mum|mother|dad|father|partner|husband|wife|boyfriend|girlfriend|roommate|cousin|classmate|student))\s+(?:\w+\s+){0,2}?(?:said|says|told\s+me|texted(?:\s+me)?|wrote(?:\s+to\s+me)?|messaged(?:\s+me)?|posted|sent\s+(?:me\s+)?(?:this|a\s+(?:text|message)))\b[^"]{0,40}$/,
   },
+  inlineQuote: /\b(?:set|changed|updated|put)\s+my\s+(?:out[\s-]of[\s-]office|ooo|away\s+message|auto[\s-]?reply|status|bio)\s+(?:(?:message|reply)\s+)?(?:to|as|on|saying)\s*$/,
   watchWords:
     /\b(?:die|dying|dead|death|kill\w*|suicid\w*|hurt\w*|harm\w*|cut|cuts|cutting|pills?|overdos\w*|gun|knife|blade|rope|bridge|jump\w*|hits?|hitting|beat\w*|abus\w*|rap(?:e|ed|ing)|assault\w*|touch\w*|threat\w*|unsafe|safe|scared|afraid|end\s+it|gone|goodbye|bye|burden|disappear\w*|exist\w*|alive|live|living|wake\s+up|hopeless|worthless|pointless|no\s+point|give\s+up|giving\s+up|nudes?)\b/,
 };
