@@ -134,7 +134,8 @@ export function lexicalFeatures(raw: string, hasher: FeatureHasher, vectors: Wor
   const sum = new Float64Array(dims);
   const max = new Float64Array(dims).fill(-Infinity);
   let known = 0;
-  for (const token of tokenize(words).slice(0, MAX_TOKENS)) if (!FUNCTION_WORDS.has(token) && vectors.accumulate(token, sum, max)) known++;
+  // The same words the n-grams keep: a very long message's last MAX_TOKENS.
+  for (const token of tokenize(words).slice(-MAX_TOKENS)) if (!FUNCTION_WORDS.has(token) && vectors.accumulate(token, sum, max)) known++;
   const dense = new Float64Array(2 * dims);
   if (known > 0) for (let d = 0; d < dims; d++) [dense[d], dense[dims + d]] = [sum[d]! / known, max[d]!];
   return { bag, dense };
@@ -324,7 +325,7 @@ export function trainLexical(sets: readonly TrainingSet[], context: TrainingCont
   if (examples.length < o.folds * 2) throw new Error(`training needs at least ${o.folds * 2} labelled examples (got ${examples.length})`);
   const hasher = new FeatureHasher({ buckets: o.buckets, signed: true });
   const data: Encoded[] = examples.map((e) => ({ ...lexicalFeatures(e.text, hasher, vectors, language), y: e.label === 'crisis' ? 1 : 0, label: e.label }));
-  const counts = examples.map((e) => decides(e.text));
+  const leftToIt = examples.map((e) => decides(e.text));
   const denseSize = 2 * vectors.dims;
 
   // Out-of-fold scores, each fold a group of whole sets.
@@ -346,7 +347,7 @@ export function trainLexical(sets: readonly TrainingSet[], context: TrainingCont
   }
   // A message the rules decide can never be the classifier's false positive: it scores 0.
   const ordinary = (i: number) => examples[i]!.label === 'other' && examples[i]!.category === 'ordinary';
-  const oofWhere = (keep: (i: number) => boolean) => data.flatMap((_, i) => (keep(i) ? [counts[i] ? oof[i]! : 0] : []));
+  const oofWhere = (keep: (i: number) => boolean) => data.flatMap((_, i) => (keep(i) ? [leftToIt[i] ? oof[i]! : 0] : []));
   const threshold = Math.max(
     chooseThreshold(
       oofWhere((i) => data[i]!.label === 'distress'),
@@ -359,7 +360,7 @@ export function trainLexical(sets: readonly TrainingSet[], context: TrainingCont
     return idx.length === 0 ? 0 : idx.filter(flagged).length / idx.length;
   };
   const labelled = (label: LabelledExample['label']) => (i: number) => data[i]!.label === label;
-  const added = (i: number) => counts[i]! && oof[i]! >= threshold;
+  const added = (i: number) => leftToIt[i]! && oof[i]! >= threshold;
 
   const final = fit(data, o, denseSize);
   const weights: [number, number][] = [];
