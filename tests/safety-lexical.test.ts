@@ -142,7 +142,7 @@ describe('the gate: rules OR classifier', () => {
 });
 
 describe('set J, evaluated once while held out (docs/safety.md), now development material', () => {
-  it('the gate keeps at least its held-out figures: recall 82/100, rules alone 55/100, distress false positives 2/80', async () => {
+  it('the gate keeps at least its held-out figures: recall 82/100, rules alone 55/100, distress false positives 2/80 (revision 10 was written from it)', async () => {
     const set = parseLabelledSet(fs.readFileSync(path.join(SAFETY_DATASETS, 'dev-j.jsonl'), 'utf8'), 'dev-j.jsonl');
     expect(set.problems).toEqual([]);
     const gate = await evaluate(set.examples, (t) => detector.classifyLocally(t));
@@ -151,6 +151,19 @@ describe('set J, evaluated once while held out (docs/safety.md), now development
     expect(gate.recall.hits).toBeGreaterThanOrEqual(82);
     expect(gate.fpDistress.hits).toBeLessThanOrEqual(2);
     expect(rulesAlone.recall.hits).toBeGreaterThanOrEqual(55);
+  });
+});
+
+describe('held-out set K (evaluated once, after revision 10 and the retrained classifier were committed; docs/safety.md)', () => {
+  it('keeps its measured figures: recall 86/100, rules alone 47/100, no distress false positive', async () => {
+    const set = parseLabelledSet(fs.readFileSync(path.join(SAFETY_DATASETS, 'heldout-k.jsonl'), 'utf8'), 'heldout-k.jsonl');
+    expect(set.problems).toEqual([]);
+    const gate = await evaluate(set.examples, (t) => detector.classifyLocally(t));
+    const rulesAlone = await evaluate(set.examples, (t) => new CrisisDetector().classifyLocally(t));
+    expect(gate.recall.of).toBe(100);
+    expect(gate.recall.hits).toBeGreaterThanOrEqual(86);
+    expect(gate.fpDistress.hits).toBe(0);
+    expect(rulesAlone.recall.hits).toBeGreaterThanOrEqual(47);
   });
 });
 
