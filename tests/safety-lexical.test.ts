@@ -154,9 +154,9 @@ describe('set J, evaluated once while held out (docs/safety.md), now development
   });
 });
 
-describe('held-out set K (evaluated once, after revision 10 and the retrained classifier were committed; docs/safety.md)', () => {
-  it('keeps its measured figures: recall 86/100, rules alone 47/100, no distress false positive', async () => {
-    const set = parseLabelledSet(fs.readFileSync(path.join(SAFETY_DATASETS, 'heldout-k.jsonl'), 'utf8'), 'heldout-k.jsonl');
+describe('set K, evaluated once while held out (docs/safety.md), now development material', () => {
+  it('the gate keeps at least its held-out figures: recall 86/100, rules alone 47/100, no distress false positive', async () => {
+    const set = parseLabelledSet(fs.readFileSync(path.join(SAFETY_DATASETS, 'dev-k.jsonl'), 'utf8'), 'dev-k.jsonl');
     expect(set.problems).toEqual([]);
     const gate = await evaluate(set.examples, (t) => detector.classifyLocally(t));
     const rulesAlone = await evaluate(set.examples, (t) => new CrisisDetector().classifyLocally(t));
