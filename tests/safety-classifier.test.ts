@@ -296,6 +296,32 @@ describe('what cancels a pattern', () => {
     expect(label('in the game a guy says if i dont send pics he will show my parents, such a weird quest')).toBe('ok');
   });
 
+  it('revision 11: everyday causes (traffic, a neighbour\'s noise, queues) make a wish or threat hyperbole, a real threat stays', () => {
+    expect(label('traffic on the ring road today, I wanted to die')).toBe('ok');
+    expect(label('the queue at the post office took forever, I wanted to die')).toBe('ok');
+    expect(label('I wanted to die today, I sat in the car and cried')).toBe('crisis');
+    expect(label("my neighbour's drilling at 7am on a sunday, I'm going to kill him")).toBe('ok');
+    expect(label("my neighbour keeps threatening my kids, I'm going to kill him tonight")).toBe('crisis');
+  });
+
+  it('revision 11: people the writer is responsible for, reported or quoted saying they will end it', () => {
+    expect(label("One of my students emailed me saying she's going to kill herself before school tomorrow")).toBe('crisis');
+    expect(label('One of my students emailed me saying she is going to fail her exams tomorrow')).toBe('ok');
+    expect(label("someone in our rp server just said they're taking their life tonight")).toBe('crisis');
+    expect(label("someone in our rp server just said they're taking their life back after the breakup")).toBe('ok');
+    expect(label("My brother just back from Afghanistan texted me 'I'm going to end it tonight.'")).toBe('crisis');
+    expect(label("My brother just back from Afghanistan texted me 'I'm going to sleep for a week.'")).toBe('ok');
+  });
+
+  it('revision 11: a target found, and driving to a lethal place not to come back', () => {
+    expect(label("I've got his plate. I'm going to find him and beat him till he can't get up.")).toBe('crisis');
+    expect(label("I've got his plate. I'm going to find him and beat him at pool next week.")).toBe('ok');
+    expect(label('i know where the mod lives. booking a train and bringing a knife')).toBe('crisis');
+    expect(label('i know where the mod lives. booking a train and bringing a cake')).toBe('ok');
+    expect(label("i'm going to drive to the quarry after training and not come back")).toBe('crisis');
+    expect(label("we're climbing at the quarry and not coming back until sunday")).toBe('ok');
+  });
+
   it('grooming patterns count only when the writer says they are a minor', () => {
     expect(label('a man online keeps asking me for nude pics')).toBe('ok');
     expect(label("a man online keeps asking me for nude pics and I'm 13")).toBe('crisis');

@@ -43,12 +43,12 @@ describe('mascot safety eval', () => {
     const r = await run(['safety', 'eval', '--rules-only', '--file', file]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/240 messages \(100 crisis, 80 ordinary distress, 60 other\)/);
-    expect(r.stdout).toMatch(/crisis recall: +0\.450 \(45\/100; 95% CI 0\.356-0\.548\)/);
+    expect(r.stdout).toMatch(/crisis recall: +0\.460 \(46\/100; 95% CI 0\.366-0\.557\)/);
     expect(r.stdout).toMatch(/false positives, distress: +0\.0% \(0\/80\)/);
     const strict = await run(['safety', 'eval', '--rules-only', '--file', file, '--min-recall', '0.95', '--max-fp', '0.05']);
     expect(strict.code).toBe(3);
     const json = await run(['safety', 'eval', '--rules-only', '--json', file]);
-    expect(JSON.parse(json.stdout)).toMatchObject({ total: 240, recall: { hits: 45, of: 100 } });
+    expect(JSON.parse(json.stdout)).toMatchObject({ total: 240, recall: { hits: 46, of: 100 } });
     // With the lexical classifier (trained on dev-h among the others, so this is training data).
     const both = await run(['safety', 'eval', '--json', file]);
     expect(JSON.parse(both.stdout).recall.hits).toBeGreaterThan(45);
