@@ -57,7 +57,7 @@ describe('training', () => {
   it('learns: out-of-fold, it separates crisis from the rest far better than chance', () => {
     const cv = lexical.file.training.crossValidation;
     expect(cv.fpDistress).toBeLessThanOrEqual(0.02);
-    expect(cv.fpOrdinary).toBeLessThanOrEqual(0.005);
+    expect(cv.fpOrdinary).toBeLessThanOrEqual(0.004);
     expect(cv.recall).toBeGreaterThan(0.4);
   });
 });
@@ -181,11 +181,11 @@ describe('ordinary conversation the classifier never trained on', () => {
   };
   for (const file of ['support', 'meeting']) walk(YAML.parse(fs.readFileSync(path.resolve(import.meta.dirname, `../scenarios/${file}.yaml`), 'utf8')));
 
-  it('flags at most 0.5% of them (the limit the threshold was chosen for)', () => {
+  it('flags at most 0.5% of them (the threshold is chosen for 0.4% on the ordinary corpora, a margin under that)', () => {
     expect(lines.length).toBeGreaterThan(800);
     const flagged = lines.filter((t) => detector.classifyLocally(t).label === 'crisis');
     expect(flagged.length / lines.length, flagged.join('\n')).toBeLessThanOrEqual(0.005);
-    expect(lexical.file.training.options.maxOrdinaryFp).toBe(0.005);
+    expect(lexical.file.training.options.maxOrdinaryFp).toBe(0.004);
   });
 });
 

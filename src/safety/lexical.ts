@@ -70,7 +70,7 @@ export const DEFAULT_TRAINING: LexicalTrainingOptions = {
   seed: 20261202,
   folds: 5,
   maxDistressFp: 0.02,
-  maxOrdinaryFp: 0.005,
+  maxOrdinaryFp: 0.004,
 };
 
 /** The weights file (`models/safety-lexical.json`). */

@@ -274,7 +274,7 @@ Trains the lexical crisis classifier (logistic regression over hashed word uni/b
 word vectors, models/safety-word-vectors.bin) on every datasets/safety/dev*.jsonl file, never on a
 held-out set, chooses its threshold by 5-fold cross-validation with whole sets as folds so that
 the false positives it adds to the rules out of fold stay at or under 2% on ordinary distress and
-0.5% on ordinary messages, and writes the weights (default models/safety-lexical.json). Training
+0.4% on ordinary messages, and writes the weights (default models/safety-lexical.json). Training
 is deterministic.
   --out F    write the weights to F instead
   --check    write nothing; exit 3 when a fresh training differs from the shipped weights`,
