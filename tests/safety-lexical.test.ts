@@ -167,6 +167,19 @@ describe('set K, evaluated once while held out (docs/safety.md), now development
   });
 });
 
+describe('held-out set L (evaluated once, after revision 11 and the retrained classifier were committed; docs/safety.md)', () => {
+  it('keeps its measured figures: recall 76/100, rules alone 52/100, no distress false positive', async () => {
+    const set = parseLabelledSet(fs.readFileSync(path.join(SAFETY_DATASETS, 'heldout-l.jsonl'), 'utf8'), 'heldout-l.jsonl');
+    expect(set.problems).toEqual([]);
+    const gate = await evaluate(set.examples, (t) => detector.classifyLocally(t));
+    const rulesAlone = await evaluate(set.examples, (t) => new CrisisDetector().classifyLocally(t));
+    expect(gate.recall.of).toBe(100);
+    expect(gate.recall.hits).toBeGreaterThanOrEqual(76);
+    expect(gate.fpDistress.hits).toBe(0);
+    expect(rulesAlone.recall.hits).toBeGreaterThanOrEqual(52);
+  });
+});
+
 describe('ordinary conversation the classifier never trained on', () => {
   // What people say in the simulator's scenarios (scenarios/*.yaml): openings, positions, concerns,
   // things shared and steps, from support circles and meetings. None is a crisis, none is in a
