@@ -167,9 +167,9 @@ describe('set K, evaluated once while held out (docs/safety.md), now development
   });
 });
 
-describe('held-out set L (evaluated once, after revision 11 and the retrained classifier were committed; docs/safety.md)', () => {
-  it('keeps its measured figures: recall 76/100, rules alone 52/100, no distress false positive', async () => {
-    const set = parseLabelledSet(fs.readFileSync(path.join(SAFETY_DATASETS, 'heldout-l.jsonl'), 'utf8'), 'heldout-l.jsonl');
+describe('set L, evaluated once while held out (docs/safety.md), now development material', () => {
+  it('the gate keeps at least its held-out figures: recall 76/100, rules alone 52/100, no distress false positive', async () => {
+    const set = parseLabelledSet(fs.readFileSync(path.join(SAFETY_DATASETS, 'dev-l.jsonl'), 'utf8'), 'dev-l.jsonl');
     expect(set.problems).toEqual([]);
     const gate = await evaluate(set.examples, (t) => detector.classifyLocally(t));
     const rulesAlone = await evaluate(set.examples, (t) => new CrisisDetector().classifyLocally(t));
