@@ -406,3 +406,51 @@ describe('labelled sets (numbers reported in docs/safety.md)', () => {
     }
   });
 });
+
+describe('revision 12: families set L exposed', () => {
+  it('reads a help question about a caller hypothetically at risk, but not a caller at risk now', () => {
+    expect(label("What's the protocol if a caller says they're suicidal? Training is next week and I want to be ready.")).toBe('ok');
+    expect(label("A caller just said they're suicidal and hung up. What's the protocol?")).toBe('crisis');
+  });
+
+  it('counts a threat to shoot up a meeting or a station, not a denial of one', () => {
+    expect(label("If they deny my tenure again I'm going to shoot up the department meeting.")).toBe('crisis');
+    expect(label("I'm never going to shoot up the department meeting, I'm just angry about tenure.")).toBe('ok');
+    expect(label('Sales will shoot up after the department meeting.')).toBe('ok');
+  });
+
+  it('reads a quotation from a friend in a fandom or guild as someone close at risk', () => {
+    expect(label("my mate from the fandom sent 'i'm going to kill myself tonight, sorry' and her phone's off now")).toBe('crisis');
+    expect(label("a friend from the guild sent 'this boss is going to kill me lol' before the raid")).toBe('ok');
+  });
+
+  it('reads a chosen date to join the dead, not a visit', () => {
+    expect(label("I've picked the date I go to be with him. His birthday seems right.")).toBe('crisis');
+    expect(label("I've picked the date I go to see my sister for christmas.")).toBe('ok');
+  });
+
+  it('reads an ending after preparations, and a spot chosen with no way back, but not a trip', () => {
+    expect(label("cleared out my locker at the station, wrote the letter. just need to get through tonight's shift and then it's over")).toBe('crisis');
+    expect(label("cleared out my locker at the station, new job starts monday")).toBe('ok');
+    expect(label("Already picked the spot on the ridge trail. Going up alone and I won't be hiking back down.")).toBe('crisis');
+    expect(label("Already picked the spot on the ridge trail. Going up alone and I won't be hiking back down until Sunday.")).toBe('ok');
+  });
+
+  it('reads a round in someone and an arranged accident as threats, a denial as none', () => {
+    expect(label('I think about putting a round in him. It\'s getting harder not to.')).toBe('crisis');
+    expect(label("I'd never think about putting a round in him, he's my partner on the range.")).toBe('ok');
+    expect(label("Accidents happen out there and I'll make sure one does.")).toBe('crisis');
+    expect(label('Accidents happen out there, so make sure you wear the harness.')).toBe('ok');
+  });
+
+  it('reads blades bought not for shaving, but not blades for shaving', () => {
+    expect(label('bought a new pack of blades today, not for shaving')).toBe('crisis');
+    expect(label('bought a new pack of blades today for shaving, the old ones were blunt')).toBe('ok');
+  });
+
+  it('reads a threat to stay silent after being grabbed; "I said no" and "I said yes"', () => {
+    expect(label("supervisor on site grabs me and says he'll get me fired if i say anything")).toBe('crisis');
+    expect(label('my brother grabs me and says he\'ll tickle me if i say anything lol')).toBe('ok');
+    expect(label('The GP asked if I had been stockpiling since I stopped taking my meds and I said no.')).toBe('ok');
+  });
+});
