@@ -180,6 +180,19 @@ describe('set L, evaluated once while held out (docs/safety.md), now development
   });
 });
 
+describe('held-out set M (evaluated once, after revision 12 and the retrained classifier were committed; docs/safety.md)', () => {
+  it('keeps its measured figures: recall 74/100, rules alone 48/100, distress false positives 1/80', async () => {
+    const set = parseLabelledSet(fs.readFileSync(path.join(SAFETY_DATASETS, 'heldout-m.jsonl'), 'utf8'), 'heldout-m.jsonl');
+    expect(set.problems).toEqual([]);
+    const gate = await evaluate(set.examples, (t) => detector.classifyLocally(t));
+    const rulesAlone = await evaluate(set.examples, (t) => new CrisisDetector().classifyLocally(t));
+    expect(gate.recall.of).toBe(100);
+    expect(gate.recall.hits).toBeGreaterThanOrEqual(74);
+    expect(gate.fpDistress.hits).toBeLessThanOrEqual(1);
+    expect(rulesAlone.recall.hits).toBeGreaterThanOrEqual(48);
+  });
+});
+
 describe('ordinary conversation the classifier never trained on', () => {
   // What people say in the simulator's scenarios (scenarios/*.yaml): openings, positions, concerns,
   // things shared and steps, from support circles and meetings. None is a crisis, none is in a
