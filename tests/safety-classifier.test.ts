@@ -8,6 +8,7 @@ import { CrisisRules, MAX_CLASSIFIED_CHARS } from '../src/safety/classifier.ts';
 import { evaluate, parseLabelledSet } from '../src/safety/evaluation.ts';
 import { english } from '../src/safety/patterns/en.ts';
 import { languagesFor } from '../src/safety/patterns/index.ts';
+import { normalizeText } from '../src/safety/normalize.ts';
 
 const rules = new CrisisRules();
 const label = (text: string) => rules.classify(text).label;
@@ -26,6 +27,27 @@ describe('documented patterns', () => {
     for (const p of english.patterns) {
       expect(p.re.flags).toContain('g');
       expect(p.note.length).toBeGreaterThan(10);
+    }
+  });
+
+  it('lets a pattern skip a message only when it could not match it', () => {
+    // `requires` is a shortcut: its example and every development message the full expression
+    // matches must contain one of its words.
+    const dir = path.join(import.meta.dirname, '..', 'datasets', 'safety');
+    const texts = fs
+      .readdirSync(dir)
+      .filter((f) => f.startsWith('dev') && f.endsWith('.jsonl'))
+      .flatMap((f) => fs.readFileSync(path.join(dir, f), 'utf8').split('\n').filter((l) => l.trim()))
+      .map((l) => (JSON.parse(l) as { text: string }).text);
+    const gated = english.patterns.filter((p) => p.requires);
+    expect(gated.length).toBeGreaterThan(0);
+    for (const p of gated) {
+      expect(p.requires!.flags, p.id).not.toContain('g');
+      expect(p.requires!.test(normalizeText(p.example, english.rewrites)), p.id).toBe(true);
+      for (const text of [p.example, ...texts]) {
+        const normalised = normalizeText(text, english.rewrites);
+        if ([...normalised.matchAll(p.re)].some((m) => m[0].length > 0)) expect(p.requires!.test(normalised), `${p.id}: ${text}`).toBe(true);
+      }
     }
   });
 

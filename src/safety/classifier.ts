@@ -115,10 +115,14 @@ export class CrisisRules {
   }
 
   private scan(language: Language, text: string, voice: PatternMatch['voice'], minorSaid: boolean, out: PatternMatch[]): void {
-    const sentences = sentenceSpans(text);
+    // Most messages match nothing; split into sentences only once a pattern matches.
+    let spans: Span[] | undefined;
     for (const pattern of language.patterns) {
+      // Most messages lack the words a pattern needs; skip the full expression for them.
+      if (pattern.requires && !pattern.requires.test(text)) continue;
       for (const m of text.matchAll(pattern.re)) {
         if (m[0].length === 0) continue;
+        const sentences = (spans ??= sentenceSpans(text));
         const at = sentences.findIndex((s) => m.index >= s.start && m.index < s.end);
         const sentence = sentences[at] ?? { start: 0, end: text.length };
         const next = at >= 0 ? sentences[at + 1] : undefined;

@@ -25,6 +25,12 @@ export interface CrisisPattern {
   note: string;
   /** Global regular expression over normalised text. Bounded repetition only (no catastrophic backtracking). */
   re: RegExp;
+  /**
+   * Optional cheap pre-check (not global): words without one of which `re` cannot match, so a
+   * message lacking them skips the expensive expression. Plain substrings are enough: every
+   * alternative of `re` must contain one of them literally. Tested per message by the suite.
+   */
+  requires?: RegExp;
   /** A negation just before it cancels it ("I'm not suicidal", "I would never kill myself"). */
   negatable?: boolean;
   /** Talk about the past cancels it unless something marks it as current ("used to", "years ago"). */

@@ -60,6 +60,7 @@ const patterns: CrisisPattern[] = [
   {
     id: 'third-party.at-risk',
     category: 'third-party',
+    requires: /suicid|msel|rsel|die|end|overdos|jump|drink|taking|self-harm|pill|med|tablet|painkill|plan|goodbye|something/,
     note: 'someone close to the writer wants to die, plans it, self-harms or has overdosed ("what should I do if my friend is suicidal?" asks about a state that may not exist; an act still counts)',
     re: t(
       String.raw`\b{close}(?:'s)?\s+(?:[\w']+[\s,]+){0,12}?(?:is\s+|was\s+|has\s+been\s+|keeps\s+|just\s+|might\s+|may\s+)?(?:(?<!{ifQuestion})(?:suicidal|(?:wants?|wanted|wanting|going|planning|plans|trying|tried|threaten(?:s|ed|ing)?|talk(?:s|ed|ing)\s+about|about|means|meant|(?:he|she|they)'ll|will)\s+(?:to\s+)?(?:(?:kill|top|neck|shoot|hang|drown|starve|off)\s+(?:him|her|them)sel(?:f|ves)|throw\s+(?:him|her|them)sel(?:f|ves)\s+(?:off|in\s+front|under)|die|end\s+(?:his|her|their)\s+(?:own\s+)?life|end\s+it|suicide|overdose|jump|drink\s+(?:the\s+)?(?:poison|bleach|weedkiller))|(?:is\s+|'s\s+)?ending\s+it\b(?!\s+(?:with|between)\b)|(?:is\s+|'s\s+|'re\s+|are\s+)?taking\s+(?:his|her|their)\s+(?:own\s+)?li(?:fe|ves)\b(?!\s+(?:back|in\s+(?:his|her|their)\s+hands|seriously)\b)|(?:cutting|hurting|harming|burning|starving)\s+(?:him|her|them)sel(?:f|ves)|(?<!\b(?:letter|email|assembly|lesson|leaflet|newsletter)s?\s+(?:about|on)\s+)self-harm\w*)|overdos(?:ed|ing|e)|(?:took|swallowed|taken)\s+(?:a\s+bunch\s+of|all\s+(?:of\s+)?(?:his|her|their|my|the)|too\s+many|way\s+too\s+many|(?:a|an|the)\s+(?:whole\s+|entire\s+)?(?:bottle|handful|box|packet|lot)\s+of)\s+(?:\w+\s+)?(?:pills|meds|tablets|medicine|medication|painkillers)|locked\s+(?:him|her|them)sel(?:f|ves)\s+in\b[^.!?]{0,40}\b(?:pills|knife|gun|razor|rope)|(?:has|had)\s+a\s+plan\s+to\s+(?:kill|end)|sent\s+(?:me\s+)?a\s+goodbye|(?:goodbye|suicide)\s+(?:note|message|letter|text)|so\s+(?:that\s+)?(?:he|she|they)\s+(?:can|could|will|would)\s+die\b|(?:took|swallowed|taken)\s+(?:a|an|the)\s+(?:whole|entire)\s+(?:bottle|box|packet|strip)\s+of\s+something)`,
@@ -83,6 +84,7 @@ const patterns: CrisisPattern[] = [
   {
     id: 'suicide.wanting-death',
     category: 'suicide',
+    requires: /die|dying|dead|death|suicid|kill|end|take|wak|not|exist|off|overdos|hang|gone|out|hand|finish/,
     note: 'a wish, plan or thought about the writer\'s own death: a cue ("want", "thinking about", "the only way out", "a favour to everyone") then, a few small words later, a death term',
     re: t(String.raw`\b(?:{cue})(?:\s+(?:{glue})){0,5}?\s+(?:{death})`),
     negatable: true,
@@ -260,6 +262,7 @@ const patterns: CrisisPattern[] = [
   {
     id: 'suicide.jump-or-crash',
     category: 'suicide',
+    requires: /jump|throw|step|walk|leap|driv|crash|run|lie|lying|wad|wreck/,
     note: 'intending to jump from a height, in front of a train or into traffic, or to crash a car',
     re: t(
       String.raw`\b{intent}\s+(?:\w+\s+){0,2}?(?:jump|jumping|throw\s+myself|throwing\s+myself|step|stepping|walk|walking|leap|leaping|drive|driving|crash|crashing|run|running|lie|lying)\s+(?:my\s+car\s+|myself\s+|it\s+)?(?:off|from|in\s+front\s+of|into|under|out\s+of|out|onto|down)\s+(?:the\s+|a\s+|this\s+|that\s+|my\s+|an?\s+|on\s+the\s+)?(?:\w+\s+){0,1}?(?:{place}|wall|tree|road|oncoming\s+\w+)\b|\b{intent}\s+(?:\w+\s+){0,2}?(?:walk|walking|wade|wading|drive|driving)\s+(?:my\s+car\s+)?into\s+(?:the\s+|a\s+)?(?:sea|ocean|river|lake|water)\b|\b{intent}\s+(?:\w+\s+){0,2}?(?:crash|crashing|wreck|wrecking|drive|driving)\s+my\s+(?:car|truck|bike|motorbike)\s+(?:on\s+purpose|deliberately|intentionally|off\s+(?:a|the)\s+\w+)\b`,
@@ -563,6 +566,7 @@ const patterns: CrisisPattern[] = [
   {
     id: 'harm-others.violence',
     category: 'harm-others',
+    requires: /stab|shoot|strangl|chok|poison|beat|attack|hurt|slit|tortur|smother|drown|shank|glass|bottl|kick|smack|batter|rough|run|knock|punch|smash|bash|cav|break|snap|hit|push|shov|throw|put|cut|bleed|harm|kill|shak|suffocat/,
     note: 'intending to stab, shoot, strangle, poison, beat up or hurt a person (not beating someone at a game)',
     // One "\b{intent}\s+{gap}" prefix, and one {target} for each way of ending the phrase: the
     // engine tries the prefix once per position, and the source stays under the 20,000 characters
@@ -629,6 +633,7 @@ const patterns: CrisisPattern[] = [
   {
     id: 'harm-others.armed-anger',
     category: 'harm-others',
+    requires: /could/,
     note: 'could kill or hurt someone, with a weapon at hand',
     re: t(
       String.raw`\bcould\s+(?:\w+\s+)?(?:kill|stab|shoot|hurt|murder)\s+(?:{target})\b(?=[^.!?]{0,60}\b(?:knife|gun|rifle|pistol|weapon|bat|machete|hammer)\b)|\b(?:knife|gun|rifle|pistol|weapon|machete)\b[^.!?]{0,60}\bcould\s+(?:\w+\s+)?(?:kill|stab|shoot|hurt|murder)\s+(?:{target})\b`,
@@ -640,6 +645,7 @@ const patterns: CrisisPattern[] = [
   {
     id: 'harm-others.found-target',
     category: 'harm-others',
+    requires: /find|track|hunt|after|hold|where/,
     note: 'a target found and a harm planned: going to find or track someone down and hurt them, or knowing where someone lives and coming with a weapon ("I\'ve got his plate. I\'m going to find him and beat him", "found out where she lives ... driving over with my brother\'s gun")',
     re: t(
       String.raw`\b{intent}\s+(?:go\s+and\s+)?(?:find|track\s+down|hunt\s+down|go\s+after|get\s+hold\s+of)\s+(?:{target})\s+(?:down\s+)?and\s+(?:{violence}|kill|murder|batter|smash|glass|bottle|knife)\s+(?:{target})\b(?!{contest})|\b(?:know|knows|found\s+out|worked\s+out|figured\s+out|got|have|tracked\s+down)\s+where\s+(?:[\w']+\s+){1,3}?(?:lives|works|stays|parks|trains)\b[^]{0,120}?\b(?:bring|bringing|take|taking|with|carry|carrying)\s+(?:a|my|the|[\w']+'s)\s+(?:\w+'s\s+)?(?:knife|gun|rifle|pistol|shotgun|machete|blade|weapon|crowbar)\b`,
@@ -654,6 +660,7 @@ const patterns: CrisisPattern[] = [
   {
     id: 'abuse.violence',
     category: 'abuse',
+    requires: /hit|beat|punch|kick|chok|strangl|slap|smack|whip|burn|bit|shov|throw|threw|drag|starv|lock|pin|ties|tied|push|lay|laid|hurt|broke|fractur|crack|dislocat|split|burst|busted/,
     note: 'someone hits, beats, chokes, kicks, locks up or starves the writer, or broke one of their bones ("madam hit me every day", "he keeps my passport and beat me", "lays into me")',
     // One {abuser} for every way of telling the harm: the engine tries the long list of people
     // once per position, not once per branch.
@@ -692,6 +699,7 @@ const patterns: CrisisPattern[] = [
   {
     id: 'abuse.threat',
     category: 'abuse',
+    requires: /threaten|kill|hurt|beat|stab|shoot|murder|finish|burn|torch|hit|strangl|rape|safe/,
     note: 'threats to kill or hurt the writer, fear of being killed or hurt, not safe at home',
     re: t(
       String.raw`\bthreaten(?:s|ed|ing)?\s+(?:me\s+with\s+(?:a\s+)?(?:knife|gun|weapon|violence|bat|death)|to\s+(?:kill|hurt|beat|stab|shoot|strangle|rape)\s+me)\b|\b(?:said|says|swore|swears|told\s+me|keeps\s+saying|texted\s+me|threatened)\s+(?:that\s+)?(?:if\s+[^.!?,]{1,40}?,?\s+)?(?:he|she|they)(?:'d|'ll|\s+would|\s+will|'s\s+going\s+to|\s+is\s+going\s+to|\s+are\s+going\s+to|'re\s+going\s+to)\s+(?:\w+\s+)?(?:kill|hurt|beat|stab|shoot|murder|finish)\s+(?:me|us(?:\s+both|\s+all)?|my\s+(?:family|kids|children|baby|dog|mum|mom|parents))\b(?!\s+off\b)|\b(?:he|she|they)(?:'ll|'d|\s+will|\s+would|'s\s+going\s+to)\s+(?:burn|torch)\s+(?:the|our|my)\s+(?:house|flat|home|place)\s+(?:down\s+)?with\s+(?:me|us)\s+in(?:side|\s+it)?\b|\bnext\s+time\s+(?:he|she|they)(?:'ll|\s+will|'s\s+going\s+to)\s+(?:kill|hurt)\s+me\b|\b(?:scared|afraid|terrified|frightened)\s+(?:that\s+)?(?:he|she|they|{abuser})(?:'s|'ll|\s+is|\s+will|\s+might|\s+(?:is\s+)?going\s+to|\s+gonna|'s\s+going\s+to)\s+(?:\w+\s+)?(?:kill|hurt|beat|hit|strangle|rape)\s+me\b|\b(?:not|don't\s+feel|never\s+feel|isn't|no\s+longer)\s+safe\s+(?:at\s+home|in\s+my\s+(?:own\s+)?(?:home|house|room)|with\s+(?:him|her|them|my\s+\w+)|around\s+(?:him|her|them|my\s+\w+)|going\s+home)\b`,
@@ -703,6 +711,7 @@ const patterns: CrisisPattern[] = [
   {
     id: 'abuse.afraid-to-go-home',
     category: 'abuse',
+    requires: /home/,
     note: 'afraid to go home because of a person',
     re: t(String.raw`\b(?:scared|afraid|terrified|frightened)\s+to\s+go\s+(?:back\s+)?home\b(?=[^.!?]{0,40}\b(?:because\s+of|of)\s+(?:him|her|them|{abuser})\b)|\b{abuser}\b[^.!?]{0,60}\b(?:scared|afraid|terrified|frightened)\s+to\s+go\s+(?:back\s+)?home\b`),
     timely: true,
@@ -711,6 +720,7 @@ const patterns: CrisisPattern[] = [
   {
     id: 'abuse.sexual',
     category: 'abuse',
+    requires: /sex|thing|stuff|touch|porn|perform|kiss|grop/,
     note: 'forced or secret sexual contact, or touching when the writer is alone with the person',
     re: t(
       String.raw`\b(?:forc(?:es|ed|ing)|make|makes|made|pressur(?:es|ed|ing))\s+me\s+(?:to\s+)?(?:have\s+sex|do\s+(?:sexual|things|stuff)|touch\s+(?:him|her|them)|watch\s+porn|perform)\b|\b{abuser}\s+(?:\w+\s+){0,3}?(?:touch(?:es|ed|ing)?|kiss(?:es|ed|ing)?|grop(?:es|ed|ing))\s+me\b[^.!?]{0,60}?\b(?:secret|nobody|no\s+one|don't\s+want|didn't\s+want|at\s+night|in\s+my\s+(?:room|bed)|private|inappropriate|down\s+there|asleep|not\s+to\s+tell|won't\s+stop|and\s+i\s+(?:don't|didn't)|when\s+(?:\w+\s+){0,3}?(?:isn't|aren't|is\s+out|are\s+out|is\s+away|are\s+away|is\s+at\s+work|are\s+at\s+work|\w*'s\s+(?:out|away|at\s+work|on\s+(?:nights|shift|nightshift)|not\s+(?:home|around|there)))|when\s+(?:we're|i'm)\s+(?:alone|home\s+alone|by\s+myself)|alone\s+with\s+(?:him|her|them))\b|\b(?:does|did|doing)\s+(?:things|stuff)\s+to\s+me\b(?=[^.!?]{0,60}\b(?:when|at\s+night|secret|tell|alone|don't\s+want|murder|kill)\b)|\b(?:comes?|came|coming|sneaks?|sneaking|snuck)\s+into\s+my\s+(?:room|bed)\s+(?:at\s+night|when)\b[^.!?]{0,40}\btouch|\b(?:touch(?:es|ed|ing)?|kiss(?:es|ed)?|grop(?:es|ed|ing))\s+me\b[^.!?]{0,40}\b(?:not\s+to\s+tell|keep\s+it\s+(?:a\s+)?secret|our\s+(?:little\s+)?secret|nobody\s+(?:would|will)\s+believe)\b`,
@@ -792,6 +802,7 @@ const patterns: CrisisPattern[] = [
   {
     id: 'harm-others.described',
     category: 'harm-others',
+    requires: /knife|blade|machete|torch|burn|fire|suffer/,
     note: 'harm to another described rather than declared: a blade and someone\'s neck or throat in mind, setting a house alight with the person inside, making someone suffer',
     re: t(
       String.raw`\b(?:sharpen\w*|holding|hold|carry\w*)\s+(?:a|the|my)\s+(?:knife|blade|machete)\b[^.!?]{0,60}\b(?:neck|throat)\b|\b(?:torch|burn(?:\s+down)?|set\s+fire\s+to)\s+(?:[\w']+\s+){0,3}?(?:house|flat|home|car)\s+(?:down\s+)?with\s+(?:him|her|them|(?:the\s+)?(?:kids|family))\s+(?:still\s+)?in(?:side)?\b|\bmake\s+(?:{target})\s+suffer\b[^.!?]{0,80}\b(?:know\s+where|i\s+know|waiting|tonight|plan)\b|\bmake\s+(?:{target})\s+suffer\s+(?:permanently|for\s+the\s+rest\s+of\s+(?:his|her|their)\s+li(?:fe|ves))\b`,
@@ -804,6 +815,7 @@ const patterns: CrisisPattern[] = [
   {
     id: 'abuse.coercion',
     category: 'abuse',
+    requires: /forced|drugg|spik|something|money|wage|pay|pension|benefit|bank|passport|paper|control|tie|held|saving|painkill|med|lock|let/,
     note: 'abuse other than hitting: forced sex, drugging, being tied up or held under water, money, wages, pension or papers taken and contact controlled, a carer or relative stealing money or medicine, being locked in',
     // The branches that start with {abuser} share it: written once, tried once per position.
     re: t(
