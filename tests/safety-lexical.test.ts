@@ -4,7 +4,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import YAML from 'yaml';
 import { CrisisDetector } from '../src/safety/detector.ts';
 import { evaluate, parseLabelledSet, type LabelledExample } from '../src/safety/evaluation.ts';
 import {
@@ -20,6 +19,7 @@ import {
   type TrainingSet,
 } from '../src/safety/lexical.ts';
 import { tokenize } from '../src/learn/hashing.ts';
+import { loadSuite } from '../src/sim/scenario.ts';
 import { tempDir } from './support/core.ts';
 
 const devSets = (): TrainingSet[] =>
@@ -141,55 +141,24 @@ describe('the gate: rules OR classifier', () => {
   });
 });
 
-describe('set J, evaluated once while held out (docs/safety.md), now development material', () => {
-  it('the gate keeps at least its held-out figures: recall 82/100, rules alone 55/100, distress false positives 2/80 (revision 10 was written from it)', async () => {
-    const set = parseLabelledSet(fs.readFileSync(path.join(SAFETY_DATASETS, 'dev-j.jsonl'), 'utf8'), 'dev-j.jsonl');
+// Each figure was measured once, on a set still held out, after the revision it measured was
+// committed (docs/safety.md); the gate must not fall below it. J, K and L have since become
+// development material (a revision was written from each); M is still held out.
+describe.each([
+  { file: 'dev-j.jsonl', recall: 82, rulesAlone: 55, fpDistress: 2 },
+  { file: 'dev-k.jsonl', recall: 86, rulesAlone: 47, fpDistress: 0 },
+  { file: 'dev-l.jsonl', recall: 76, rulesAlone: 52, fpDistress: 0 },
+  { file: 'heldout-m.jsonl', recall: 74, rulesAlone: 48, fpDistress: 1 },
+])('set $file, evaluated once while held out', ({ file, recall, rulesAlone, fpDistress }) => {
+  it(`keeps its measured figures: recall ${recall}/100, rules alone ${rulesAlone}/100, distress false positives ${fpDistress}/80`, async () => {
+    const set = parseLabelledSet(fs.readFileSync(path.join(SAFETY_DATASETS, file), 'utf8'), file);
     expect(set.problems).toEqual([]);
     const gate = await evaluate(set.examples, (t) => detector.classifyLocally(t));
-    const rulesAlone = await evaluate(set.examples, (t) => new CrisisDetector().classifyLocally(t));
+    const rules = await evaluate(set.examples, (t) => new CrisisDetector().classifyLocally(t));
     expect(gate.recall.of).toBe(100);
-    expect(gate.recall.hits).toBeGreaterThanOrEqual(82);
-    expect(gate.fpDistress.hits).toBeLessThanOrEqual(2);
-    expect(rulesAlone.recall.hits).toBeGreaterThanOrEqual(55);
-  });
-});
-
-describe('set K, evaluated once while held out (docs/safety.md), now development material', () => {
-  it('the gate keeps at least its held-out figures: recall 86/100, rules alone 47/100, no distress false positive', async () => {
-    const set = parseLabelledSet(fs.readFileSync(path.join(SAFETY_DATASETS, 'dev-k.jsonl'), 'utf8'), 'dev-k.jsonl');
-    expect(set.problems).toEqual([]);
-    const gate = await evaluate(set.examples, (t) => detector.classifyLocally(t));
-    const rulesAlone = await evaluate(set.examples, (t) => new CrisisDetector().classifyLocally(t));
-    expect(gate.recall.of).toBe(100);
-    expect(gate.recall.hits).toBeGreaterThanOrEqual(86);
-    expect(gate.fpDistress.hits).toBe(0);
-    expect(rulesAlone.recall.hits).toBeGreaterThanOrEqual(47);
-  });
-});
-
-describe('set L, evaluated once while held out (docs/safety.md), now development material', () => {
-  it('the gate keeps at least its held-out figures: recall 76/100, rules alone 52/100, no distress false positive', async () => {
-    const set = parseLabelledSet(fs.readFileSync(path.join(SAFETY_DATASETS, 'dev-l.jsonl'), 'utf8'), 'dev-l.jsonl');
-    expect(set.problems).toEqual([]);
-    const gate = await evaluate(set.examples, (t) => detector.classifyLocally(t));
-    const rulesAlone = await evaluate(set.examples, (t) => new CrisisDetector().classifyLocally(t));
-    expect(gate.recall.of).toBe(100);
-    expect(gate.recall.hits).toBeGreaterThanOrEqual(76);
-    expect(gate.fpDistress.hits).toBe(0);
-    expect(rulesAlone.recall.hits).toBeGreaterThanOrEqual(52);
-  });
-});
-
-describe('held-out set M (evaluated once, after revision 12 and the retrained classifier were committed; docs/safety.md)', () => {
-  it('keeps its measured figures: recall 74/100, rules alone 48/100, distress false positives 1/80', async () => {
-    const set = parseLabelledSet(fs.readFileSync(path.join(SAFETY_DATASETS, 'heldout-m.jsonl'), 'utf8'), 'heldout-m.jsonl');
-    expect(set.problems).toEqual([]);
-    const gate = await evaluate(set.examples, (t) => detector.classifyLocally(t));
-    const rulesAlone = await evaluate(set.examples, (t) => new CrisisDetector().classifyLocally(t));
-    expect(gate.recall.of).toBe(100);
-    expect(gate.recall.hits).toBeGreaterThanOrEqual(74);
-    expect(gate.fpDistress.hits).toBeLessThanOrEqual(1);
-    expect(rulesAlone.recall.hits).toBeGreaterThanOrEqual(48);
+    expect(gate.recall.hits).toBeGreaterThanOrEqual(recall);
+    expect(gate.fpDistress.hits).toBeLessThanOrEqual(fpDistress);
+    expect(rules.recall.hits).toBeGreaterThanOrEqual(rulesAlone);
   });
 });
 
@@ -197,15 +166,13 @@ describe('ordinary conversation the classifier never trained on', () => {
   // What people say in the simulator's scenarios (scenarios/*.yaml): openings, positions, concerns,
   // things shared and steps, from support circles and meetings. None is a crisis, none is in a
   // training set, and most traffic looks like this, so a false alarm here is the costly kind.
-  const lines: string[] = [];
-  const said = new Set(['opening', 'position', 'concern', 'whenRushed', 'shares', 'realisations', 'steps', 'decisions']);
-  const walk = (v: unknown, key = ''): void => {
-    if (typeof v === 'string') {
-      if (said.has(key)) lines.push(v);
-    } else if (Array.isArray(v)) for (const x of v) walk(x, key);
-    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, k);
-  };
-  for (const file of ['support', 'meeting']) walk(YAML.parse(fs.readFileSync(path.resolve(import.meta.dirname, `../scenarios/${file}.yaml`), 'utf8')));
+  const lines = ['support', 'meeting'].flatMap((suite) =>
+    loadSuite(suite).scenarios.flatMap((sc) =>
+      sc.kind === 'support'
+        ? [sc.opening, ...sc.shares, ...sc.realisations, ...sc.steps, sc.whenRushed]
+        : [sc.opening, ...sc.participants.flatMap((p) => [p.position, p.concern]), ...sc.decisions, sc.whenRushed],
+    ),
+  );
 
   it('flags at most 0.5% of them (the threshold is chosen for 0.4% on the ordinary corpora, a margin under that)', () => {
     expect(lines.length).toBeGreaterThan(800);
