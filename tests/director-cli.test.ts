@@ -1,8 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../src/cli.ts';
 import { DirectorVersions } from '../src/director/versions.ts';
 import { encodeDirector } from '../src/learn/director-model.ts';
 import { DirectorFeaturizer } from '../src/learn/features.ts';
@@ -11,6 +9,7 @@ import { saveModel } from '../src/learn/onnx.ts';
 import { loadPacks } from '../src/persona/loader.ts';
 import { OfflineGenerator } from '../src/speaker/offline.ts';
 import { openDatabase } from '../src/store/db.ts';
+import { runMain } from './support/cli.ts';
 import { humanEvent, makeEngine, RecordingOutlet, tempDir } from './support/core.ts';
 
 const support = loadPacks().get('support')!;
@@ -50,16 +49,7 @@ scenarios:
 `,
 );
 
-async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d: Buffer) => (out += d.toString()));
-  stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const code = await main(argv, { stdout, stderr, env });
-  return { code, out, err };
-}
+const run = (...argv: string[]) => runMain(argv, env);
 
 const silent = director('silent.onnx', 'support-silent', ['yield']);
 const talker = director('talker.onnx', 'support-talker', ['anchor:reflection', 'catalyst:question', 'beacon:affirmation', 'yield']);

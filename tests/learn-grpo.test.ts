@@ -1,9 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { main } from '../src/cli.ts';
 import { actionKey, type Action } from '../src/core/types.ts';
 import { HeuristicPolicy } from '../src/director/heuristic.ts';
 import { loadOnnxPolicy } from '../src/director/onnx-policy.ts';
@@ -19,6 +17,7 @@ import { loadSuite } from '../src/sim/scenario.ts';
 import { openDatabase } from '../src/store/db.ts';
 import { Store } from '../src/store/store.ts';
 import { createRng } from '../src/util/rng.ts';
+import { runMain } from './support/cli.ts';
 
 const support = loadPacks().get('support')!;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mascot-grpo-'));
@@ -149,16 +148,7 @@ describe('GRPO trainer', () => {
 });
 
 describe('mascot train director', () => {
-  async function run(...argv: string[]) {
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let out = '';
-    let err = '';
-    stdout.on('data', (d: Buffer) => (out += d.toString()));
-    stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const code = await main(argv, { stdout, stderr, env: { ...process.env, MASCOT_DB: path.join(dir, 'none.db'), MASCOT_LOG_LEVEL: 'silent' } });
-    return { code, out, err };
-  }
+  const run = (...argv: string[]) => runMain(argv, { ...process.env, MASCOT_DB: path.join(dir, 'none.db'), MASCOT_LOG_LEVEL: 'silent' });
 
   it('trains a tiny director from the command line', async () => {
     const out = path.join(dir, 'cli', 'd.onnx');

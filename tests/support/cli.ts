@@ -1,7 +1,10 @@
-// Runs the real `mascot` entry point (bin/mascot.js) in a child process.
+// Runs the real `mascot` entry point: in a child process (bin/mascot.js), or in this process
+// through `main` with captured output.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { main } from '../../src/cli.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -36,4 +39,16 @@ export function runCli(args: string[], options: { input?: string; env?: NodeJS.P
     });
     child.stdin.end(options.input ?? '');
   });
+}
+
+/** `mascot <argv>` in this process, with its output captured. */
+export async function runMain(argv: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; out: string; err: string }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (d: Buffer) => (out += d.toString()));
+  stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const code = await main(argv, { stdout, stderr, env });
+  return { code, out, err };
 }
